@@ -1,0 +1,79 @@
+/* Framing decisions made in C, as real servers make them: which protocol a
+ * message is in, and the PMI-2 six-byte length field. */
+#include "internal.h"
+
+pmc_wire pmc_classify(const char *p, size_t len)
+{
+    static const char v1[] = "cmd=", mc[] = "mcmd=";
+    size_t n1 = len < 4 ? len : 4, n2 = len < 5 ? len : 5;
+    bool pre1 = memcmp(p, v1, n1) == 0, pre2 = memcmp(p, mc, n2) == 0;
+    if (pre1 && len >= 4)
+        return PMC_WIRE_V1;
+    if (pre2 && len >= 5)
+        return PMC_WIRE_V1_MCMD;
+    if (pre1 || pre2)
+        return PMC_WIRE_NONE; /* could still become either */
+    return PMC_WIRE_V2;
+}
+
+long pmc_frame_length(const char *f, uint64_t off, const pmc_limits *lim, uint32_t *notes,
+                      pmc_error *err)
+{
+    /* Accepted: optional spaces, digits, optional spaces ("    14", "14    ",
+     * "000014", " 14   ").  Canonical is right-justified without leading
+     * zeros, as "%6u" writes it. */
+    int i = 0, first_digit = -1, last_digit = -1;
+    long v = 0;
+    for (i = 0; i < 6; i++) {
+        unsigned char c = (unsigned char)f[i];
+        if (c >= '0' && c <= '9') {
+            if (last_digit >= 0 && last_digit != i - 1) {
+                pmc_error_set(err, PMC_E_LEN_SPACES, off + (uint64_t)i,
+                              "space between digits in the length field \"%.6s\"", f);
+                err->fatal = true;
+                return -1;
+            }
+            if (first_digit < 0)
+                first_digit = i;
+            last_digit = i;
+            v = v * 10 + (c - '0');
+        } else if (c == ' ') {
+            continue;
+        } else if (c == '-' || c == '+') {
+            pmc_error_set(err, PMC_E_LEN_SIGN, off + (uint64_t)i,
+                          "sign '%c' in the length field; expected 6 bytes of digits and spaces", c);
+            err->fatal = true;
+            return -1;
+        } else {
+            pmc_error_set(err, PMC_E_LEN_SYNTAX, off + (uint64_t)i,
+                          "byte 0x%02x in the length field; expected 6 bytes of digits and spaces",
+                          c);
+            err->fatal = true;
+            return -1;
+        }
+    }
+    if (first_digit < 0) {
+        pmc_error_set(err, PMC_E_LEN_EMPTY, off, "length field has no digits");
+        err->fatal = true;
+        return -1;
+    }
+    uint32_t n = 0;
+    if (last_digit < 5)
+        n |= PMC_NOTE_LEN_LEFT;
+    if (f[first_digit] == '0' && last_digit > first_digit)
+        n |= PMC_NOTE_LEN_ZERO;
+    if (v < 6) {
+        pmc_error_set(err, PMC_E_LEN_SHORT, off + (uint64_t)first_digit,
+                      "length %ld is below the shortest body \"cmd=x;\" (6)", v);
+        err->fatal = true;
+        return -1;
+    }
+    if ((uint64_t)v > lim->max_frame) {
+        pmc_error_set(err, PMC_E_LEN_LARGE, off + (uint64_t)first_digit,
+                      "length %ld is above the maximum frame of %u bytes", v, lim->max_frame);
+        err->fatal = true;
+        return -1;
+    }
+    *notes |= n;
+    return v;
+}

@@ -1,0 +1,102 @@
+/* Reading values out of a decoded message. */
+#include "internal.h"
+
+#include <limits.h>
+
+const pmc_pair *pmc_msg_findn(const pmc_msg *m, const char *key, size_t keylen)
+{
+    for (size_t i = 0; i < m->npairs; i++) {
+        const pmc_pair *p = &m->pairs[i];
+        if (p->key.len == keylen && memcmp(p->key.ptr, key, keylen) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+const pmc_pair *pmc_msg_find(const pmc_msg *m, const char *key)
+{
+    return pmc_msg_findn(m, key, strlen(key));
+}
+
+bool pmc_msg_get(const pmc_msg *m, const char *key, pmc_slice *out)
+{
+    const pmc_pair *p = pmc_msg_find(m, key);
+    if (!p)
+        return false;
+    if (out)
+        *out = p->val;
+    return true;
+}
+
+int pmc_parse_int(pmc_slice s, long long *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (s.len && (s.ptr[0] == '-' || s.ptr[0] == '+')) {
+        neg = s.ptr[0] == '-';
+        i = 1;
+    }
+    if (i == s.len)
+        return -1;
+    unsigned long long v = 0;
+    unsigned long long lim = neg ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX;
+    for (; i < s.len; i++) {
+        unsigned char c = (unsigned char)s.ptr[i];
+        if (c < '0' || c > '9')
+            return -1;
+        unsigned d = c - '0';
+        if (v > (lim - d) / 10)
+            return -1; /* overflow */
+        v = v * 10 + d;
+    }
+    if (out)
+        *out = neg ? (long long)(0 - v) : (long long)v;
+    return 0;
+}
+
+int pmc_parse_bool(pmc_slice s, bool *out, bool *lower)
+{
+    bool l = false, v;
+    if (pmc_slice_eq(s, "TRUE"))
+        v = true;
+    else if (pmc_slice_eq(s, "FALSE"))
+        v = false;
+    else if (pmc_slice_eq(s, "true") || pmc_slice_eq(s, "True"))
+        v = true, l = true;
+    else if (pmc_slice_eq(s, "false") || pmc_slice_eq(s, "False"))
+        v = false, l = true;
+    else
+        return -1;
+    if (out)
+        *out = v;
+    if (lower)
+        *lower = l;
+    return 0;
+}
+
+int pmc_msg_get_int(const pmc_msg *m, const char *key, long long *out)
+{
+    const pmc_pair *p = pmc_msg_find(m, key);
+    if (!p)
+        return 0;
+    return pmc_parse_int(p->val, out) == 0 ? 1 : -1;
+}
+
+int pmc_msg_get_bool(const pmc_msg *m, const char *key, bool *out, bool *lower)
+{
+    const pmc_pair *p = pmc_msg_find(m, key);
+    if (!p)
+        return 0;
+    return pmc_parse_bool(p->val, out, lower) == 0 ? 1 : -1;
+}
+
+size_t pmc_slice_copy(pmc_slice s, char *buf, size_t n)
+{
+    if (n) {
+        size_t c = s.len < n - 1 ? s.len : n - 1;
+        if (c)
+            memcpy(buf, s.ptr, c);
+        buf[c] = 0;
+    }
+    return s.len;
+}

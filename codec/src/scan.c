@@ -1,0 +1,67 @@
+/* Vectorised skipping over value bytes.  Values are the bulk of a PMI
+ * message (business cards of up to 1 KB); the grammar jumps over them with
+ * these scans instead of taking one state transition per byte. */
+#include "internal.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+static inline unsigned first_bit(unsigned m)
+{
+    return (unsigned)__builtin_ctz(m);
+}
+#endif
+
+const char *pmc_scan_v2_value(const char *p, const char *end)
+{
+#if defined(__SSE2__)
+    const __m128i semi = _mm_set1_epi8(';');
+    const __m128i zero = _mm_setzero_si128();
+    while (end - p >= 32) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+        __m128i ma = _mm_or_si128(_mm_cmpeq_epi8(a, semi), _mm_cmpeq_epi8(a, zero));
+        __m128i mb = _mm_or_si128(_mm_cmpeq_epi8(b, semi), _mm_cmpeq_epi8(b, zero));
+        unsigned m = (unsigned)_mm_movemask_epi8(ma) | ((unsigned)_mm_movemask_epi8(mb) << 16);
+        if (m)
+            return p + first_bit(m);
+        p += 32;
+    }
+    while (end - p >= 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(_mm_cmpeq_epi8(a, semi), _mm_cmpeq_epi8(a, zero)));
+        if (m)
+            return p + first_bit(m);
+        p += 16;
+    }
+#endif
+    while (p < end && *p != ';' && *p != 0)
+        p++;
+    return p;
+}
+
+const char *pmc_scan_v1_value(const char *p, const char *end, bool backslash)
+{
+#if defined(__SSE2__)
+    const __m128i sp = _mm_set1_epi8(' ');
+    const __m128i nl = _mm_set1_epi8('\n');
+    const __m128i cr = _mm_set1_epi8('\r');
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i bsl = _mm_set1_epi8(backslash ? '\\' : ' ');
+    while (end - p >= 16) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(a, sp), _mm_cmpeq_epi8(a, nl)),
+                                 _mm_or_si128(_mm_cmpeq_epi8(a, cr), _mm_cmpeq_epi8(a, zero)));
+        m = _mm_or_si128(m, _mm_cmpeq_epi8(a, bsl));
+        unsigned bits = (unsigned)_mm_movemask_epi8(m);
+        if (bits)
+            return p + first_bit(bits);
+        p += 16;
+    }
+#endif
+    while (p < end && *p != ' ' && *p != '\n' && *p != '\r' && *p != 0 &&
+           !(backslash && *p == '\\'))
+        p++;
+    return p;
+}
