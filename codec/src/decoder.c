@@ -254,9 +254,7 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
     pmc_scratch *s = &d->s;
     s->npairs = 0;
     s->arena_len = 0;
-    pmc_error_clear(err);
-    pmc_body body;
-    memset(&body, 0, sizeof body);
+    pmc_body body = { .first_pair = 0 };
     size_t mlen = 0;
     uint32_t nframes = 1;
     int rc;
@@ -361,8 +359,7 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
                     *consumed = mlen;
                     return PMC_ERR;
                 }
-                pmc_body cb;
-                memset(&cb, 0, sizeof cb);
+                pmc_body cb = { .first_pair = 0 };
                 long clen = pmc_frame_length(f, off + mlen, lim, &cb.notes, err);
                 if (clen < 0) {
                     reject(err, w2, f, 6, off + mlen, NULL);
@@ -485,7 +482,6 @@ int pmc_decoder_finish(pmc_decoder *d, pmc_error *err)
     size_t left = d->wpos - d->rpos;
     if (left == 0)
         return PMC_AGAIN;
-    pmc_error_clear(err);
     const char *b = d->buf + d->rpos;
     pmc_wire w = pmc_classify(b, left);
     pmc_error_set(err, PMC_E_TRUNCATED, d->base_off + d->wpos,

@@ -93,8 +93,14 @@ void pmc_error_clear(pmc_error *e)
 
 void pmc_error_set(pmc_error *e, pmc_errcode code, uint64_t offset, const char *fmt, ...)
 {
+    /* Every error path starts here, so this is where the record is reset
+     * (the decoder's hot path never touches it). */
     e->code = code;
+    e->fatal = false;
     e->offset = offset;
+    e->msg_offset = offset;
+    e->wire = PMC_WIRE_NONE;
+    e->raw = e->cmd = e->thrid = (pmc_slice){ NULL, 0 };
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(e->detail, sizeof e->detail, fmt, ap);

@@ -39,7 +39,7 @@ static void note(v2_parse *st, uint32_t bit, const char *p)
 
 static bool is_thrid(const char *k, size_t n)
 {
-    return n == 5 && memcmp(k, "thrid", 5) == 0;
+    return n == 5 && k[0] == 't' && memcmp(k, "thrid", 5) == 0;
 }
 
 /* Push the pending key=value pair, unescaping ";;" into the arena if needed. */
@@ -133,7 +133,9 @@ action val_start {
 action vskip {
     if (fc == 0)
         note(&st, PMC_NOTE_NUL_IN_VALUE, p);
-    fexec pmc_scan_v2_value(p + 1, pe);
+    /* short values (a rank, a flag) end right here: skip the vector scan */
+    if (p + 1 < pe && p[1] != ';' && p[1] != 0)
+        fexec pmc_scan_v2_value(p + 1, pe);
 }
 action vsemi { st.val_end = p; st.phase = PH_KEY_START; }
 action vesc { st.escapes++; st.phase = PH_VALUE; }
