@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The two quickstart commands of the README.
+#
+#   scripts/quickstart.sh run    install deps, build (preset default), run the main job
+#   scripts/quickstart.sh test   install deps, build and test presets default and asan
+set -euo pipefail
+
+# The main job, run from the repository root after the default build.
+MAIN_JOB=(build/default/tools/pmi-trace/pmi-trace survey traces/)
+
+TEST_PRESETS=(default asan)
+TEST_JOBS=2
+
+usage() {
+    cat <<USAGE
+usage: scripts/quickstart.sh run|test
+       scripts/quickstart.sh --help
+
+  run    Install missing Debian packages, configure and build the 'default'
+         preset, then run the main job:
+           ${MAIN_JOB[*]}
+  test   Install missing Debian packages, then for each preset in
+         (${TEST_PRESETS[*]}): configure, build and run the whole ctest suite.
+         Fails if any test fails.
+
+Exit status: 0 on success, 1 on any failure, 2 on bad usage.
+USAGE
+}
+
+say() { printf '\n==> %s\n' "$*"; }
+die() { printf 'quickstart: error: %s\n' "$*" >&2; exit 1; }
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+jobs=$(nproc 2>/dev/null || echo 2)
+
+build_preset() {
+    local preset=$1
+    say "configure ($preset)"
+    cmake --preset "$preset" || die "configure failed for preset '$preset'"
+    say "build ($preset)"
+    cmake --build --preset "$preset" --parallel "$jobs" || die "build failed for preset '$preset'"
+}
+
+deps() {
+    say "dependencies"
+    "$root/scripts/install-deps.sh" || die "installing dependencies failed"
+}
+
+cmd_run() {
+    deps
+    build_preset default
+    if [ ! -x "${MAIN_JOB[0]}" ]; then
+        die "${MAIN_JOB[0]} was not built (is tools/pmi-trace part of the build yet?)"
+    fi
+    say "${MAIN_JOB[*]}"
+    "${MAIN_JOB[@]}" || die "main job failed (exit $?): ${MAIN_JOB[*]}"
+}
+
+cmd_test() {
+    deps
+    local preset
+    for preset in "${TEST_PRESETS[@]}"; do
+        build_preset "$preset"
+        say "test ($preset)"
+        ctest --preset "$preset" --output-on-failure -j "$TEST_JOBS" \
+            || die "tests failed for preset '$preset'"
+    done
+    say "all tests passed (${TEST_PRESETS[*]})"
+}
+
+if [ $# -ne 1 ]; then
+    usage >&2
+    exit 2
+fi
+case "$1" in
+    run) cmd_run ;;
+    test) cmd_test ;;
+    -h|--help) usage ;;
+    *) printf 'quickstart: unknown command: %s\n' "$1" >&2; usage >&2; exit 2 ;;
+esac
