@@ -52,6 +52,8 @@ typedef enum pmc_ktype {
     PMC_T_UINT,     /* decimal digits */
     PMC_T_BOOL,     /* TRUE/FALSE (true/false reported as non-canonical) */
     PMC_T_WORD,     /* no spaces (v1 values, names) */
+    PMC_T_BOOLINT,  /* TRUE/FALSE or an integer: pmiverbose is BOOL in the draft and
+                     * Hydra 4.0, INT in Hydra 4.1+ */
 } pmc_ktype;
 
 enum pmc_key_flags {
@@ -111,6 +113,11 @@ typedef struct pmc_finding {
 } pmc_finding;
 
 enum { PMC_MAX_FINDINGS = 16 };
+
+/* Bits of pmc_vreport.notes: non-canonical but accepted forms. */
+enum pmc_vnote {
+    PMC_VNOTE_BOOL_LOWER = 1u << 0, /* a boolean spelled true/false (the draft), not TRUE/FALSE */
+};
 
 typedef struct pmc_vreport {
     size_t n;             /* findings recorded (at most PMC_MAX_FINDINGS) */
