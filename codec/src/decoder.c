@@ -145,15 +145,15 @@ static uint32_t key_hash(pmc_slice k)
     return h;
 }
 
-/* Index of the second occurrence of a repeated key, or -1.  Small messages
- * compare pairwise; large ones (spawn) use a hash table so a hostile message
- * with thousands of pairs costs linear time. */
-static long find_dup(pmc_scratch *s)
+/* Index of the second occurrence of a repeated key within [from, to), or
+ * -1.  Small ranges compare pairwise; large ones use a hash table so a
+ * hostile message with thousands of pairs costs linear time. */
+static long find_dup_range(pmc_scratch *s, size_t from, size_t to)
 {
-    size_t n = s->npairs;
+    size_t n = to - from;
     if (n <= 16) {
-        for (size_t i = 1; i < n; i++)
-            for (size_t j = 0; j < i; j++)
+        for (size_t i = from + 1; i < to; i++)
+            for (size_t j = from; j < i; j++)
                 if (pmc_slice_eqs(s->pairs[i].key, s->pairs[j].key))
                     return (long)i;
         return -1;
@@ -169,7 +169,7 @@ static long find_dup(pmc_scratch *s)
         s->dup_cap = cap;
     }
     memset(s->dup, 0, cap * sizeof *s->dup);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = from; i < to; i++) {
         size_t h = key_hash(s->pairs[i].key) & (cap - 1);
         while (s->dup[h]) {
             if (pmc_slice_eqs(s->pairs[s->dup[h] - 1].key, s->pairs[i].key))
@@ -177,6 +177,22 @@ static long find_dup(pmc_scratch *s)
             h = (h + 1) & (cap - 1);
         }
         s->dup[h] = (uint32_t)(i + 1);
+    }
+    return -1;
+}
+
+/* Spawn repeats maxprocs/argc/argv<i> in every "subcmd" segment: keys are
+ * unique per segment, not per message. */
+static long find_dup(pmc_scratch *s)
+{
+    size_t start = 0;
+    for (size_t i = 0; i <= s->npairs; i++) {
+        if (i < s->npairs && !(s->pairs[i].key.len == 6 && memcmp(s->pairs[i].key.ptr, "subcmd", 6) == 0))
+            continue;
+        long d = find_dup_range(s, start, i);
+        if (d >= 0)
+            return d;
+        start = i;
     }
     return -1;
 }
@@ -275,10 +291,13 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
         mlen = (size_t)(nl - b) + 1;
         *memo = 0;
         if (mlen > lim->max_line) {
+            /* Fatal even though the '\n' is in sight: a reader fed in small
+             * pieces must give up before it arrives, and the outcome may not
+             * depend on how the bytes were split. */
             pmc_error_set(err, PMC_E_LINE_TOO_LONG, off + lim->max_line,
-                          "v1 line of %zu bytes; the limit is %u", mlen, lim->max_line);
-            reject(err, w, b, mlen, off, NULL);
-            *consumed = mlen;
+                          "no '\n' within %u bytes of a v1 line", lim->max_line);
+            err->fatal = true;
+            reject(err, w, b, lim->max_line, off, NULL);
             return PMC_ERR;
         }
         rc = pmc_v1_line_parse(b, mlen, off, &d->o, s, &body, err);
@@ -308,10 +327,11 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
         }
         *memo = 0;
         if (mlen > lim->max_message) {
+            /* fatal for the same reason as an over-long line */
             pmc_error_set(err, PMC_E_MCMD_TOO_LONG, off + lim->max_message,
-                          "mcmd block of %zu bytes; the limit is %u", mlen, lim->max_message);
-            reject(err, w, b, mlen, off, NULL);
-            *consumed = mlen;
+                          "no \"endcmd\" line within %u bytes", lim->max_message);
+            err->fatal = true;
+            reject(err, w, b, lim->max_message, off, NULL);
             return PMC_ERR;
         }
         rc = pmc_mcmd_parse(b, mlen, off, &d->o, s, &body, err);

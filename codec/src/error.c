@@ -54,6 +54,8 @@ static const errinfo table[] = {
     { PMC_E_COUNT, "E_COUNT", "count disagrees with the message" },
     { PMC_E_RANGE, "E_RANGE", "integer out of range" },
     { PMC_E_WRONG_DIRECTION, "E_WRONG_DIRECTION", "request and response confused" },
+    { PMC_E_KEY_ORDER, "E_KEY_ORDER", "key out of its required position" },
+    { PMC_E_VALUE_CHARS, "E_VALUE_CHARS", "value holds characters its type forbids" },
     { PMC_E_ENC_KEY, "E_ENC_KEY", "key cannot be encoded" },
     { PMC_E_ENC_VALUE, "E_ENC_VALUE", "value cannot be encoded" },
     { PMC_E_ENC_TOO_LARGE, "E_ENC_TOO_LARGE", "message too large to encode" },

@@ -30,10 +30,11 @@ bool pmc_msg_get(const pmc_msg *m, const char *key, pmc_slice *out)
 
 int pmc_parse_int(pmc_slice s, long long *out)
 {
+    /* optional '-', then decimal digits; no '+', no spaces, no overflow */
     size_t i = 0;
     bool neg = false;
-    if (s.len && (s.ptr[0] == '-' || s.ptr[0] == '+')) {
-        neg = s.ptr[0] == '-';
+    if (s.len && s.ptr[0] == '-') {
+        neg = true;
         i = 1;
     }
     if (i == s.len)
@@ -54,23 +55,36 @@ int pmc_parse_int(pmc_slice s, long long *out)
     return 0;
 }
 
+static bool ieq(pmc_slice s, const char *w)
+{
+    size_t n = strlen(w);
+    if (s.len != n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s.ptr[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != w[i])
+            return false;
+    }
+    return true;
+}
+
 int pmc_parse_bool(pmc_slice s, bool *out, bool *lower)
 {
-    bool l = false, v;
-    if (pmc_slice_eq(s, "TRUE"))
+    /* TRUE/FALSE is what everyone sends; any other case is accepted (the
+     * draft wrote true/false) and reported as non-canonical. */
+    bool v;
+    if (ieq(s, "true"))
         v = true;
-    else if (pmc_slice_eq(s, "FALSE"))
+    else if (ieq(s, "false"))
         v = false;
-    else if (pmc_slice_eq(s, "true") || pmc_slice_eq(s, "True"))
-        v = true, l = true;
-    else if (pmc_slice_eq(s, "false") || pmc_slice_eq(s, "False"))
-        v = false, l = true;
     else
         return -1;
     if (out)
         *out = v;
     if (lower)
-        *lower = l;
+        *lower = !(pmc_slice_eq(s, "TRUE") || pmc_slice_eq(s, "FALSE"));
     return 0;
 }
 

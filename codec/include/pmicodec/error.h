@@ -65,6 +65,8 @@ typedef enum pmc_errcode {
     PMC_E_COUNT = 56,          /* a count key disagrees with the message (ncmds vs subcmd segments) */
     PMC_E_RANGE = 57,          /* an integer outside its allowed range */
     PMC_E_WRONG_DIRECTION = 58, /* a response where a request was expected, or the reverse */
+    PMC_E_KEY_ORDER = 59,      /* strict: thrid not right after cmd= */
+    PMC_E_VALUE_CHARS = 39,    /* a value that must be one word holds whitespace */
 
     /* encoding */
     PMC_E_ENC_KEY = 60,        /* key cannot be written in this wire form */
