@@ -1,0 +1,200 @@
+/* Internal structures of the mock server. */
+#ifndef PMISERVER_INTERNAL_H
+#define PMISERVER_INTERNAL_H
+
+#include "pmiserver/server.h"
+#include "kvs.h"
+#include "persona.h"
+
+#include <stdarg.h>
+
+enum { PMS_READ_CHUNK = 65536 };
+
+typedef enum pms_rank_state {
+    PMS_RANK_NEW = 0,   /* not connected / not identified yet */
+    PMS_RANK_LIVE,      /* connected */
+    PMS_RANK_FINALIZED, /* sent finalize */
+    PMS_RANK_GONE,      /* connection closed without finalize */
+} pms_rank_state;
+
+typedef struct pms_rank {
+    pms_conn *conn;
+    int node;
+    pms_rank_state state;
+    int fence_epoch;   /* fences this rank has entered */
+    int barrier_epoch; /* PMI-1 barriers entered */
+    bool spoke;        /* sent at least one request */
+} pms_rank;
+
+/* A request whose answer waits for something (a fence, a barrier, a node
+ * attribute, a key).  Everything it needs is copied: the decoder's buffer
+ * moves on. */
+typedef enum pms_wait_kind {
+    PMS_WAIT_FENCE = 1,    /* kvs-fence until every rank fenced (barrier personas) */
+    PMS_WAIT_BARRIER,      /* PMI-1 barrier_in */
+    PMS_WAIT_NODEATTR,     /* info-getnodeattr wait=TRUE */
+    PMS_WAIT_KVS_GET,      /* kvs-get of a missing key while ranks are behind (lazy fence) */
+} pms_wait_kind;
+
+typedef struct pms_wait {
+    pms_wait_kind kind;
+    pms_conn *conn;
+    int conn_gen;       /* conn generation: a closed connection's waits are dropped */
+    int epoch;
+    int node;
+    pmc_wire wire;
+    char *thrid;        /* NULL when the request had none */
+    char *key;
+    char *group;        /* PMI-1.2 barrier group */
+    struct pms_wait *next;
+} pms_wait;
+
+struct pms_job {
+    pms_server *srv;
+    char id[96];
+    int seq;
+    int size;
+    pms_job *spawner;
+    pms_rank *ranks;
+    pms_kvs kvs;          /* committed key-value pairs */
+    pms_kvs pending;      /* puts waiting for the next fence (barrier personas) */
+    pms_kvs *nodeattr;    /* one per node */
+    int fence_done;       /* completed fence epochs */
+    int barrier_done;     /* completed barrier epochs */
+    pms_wait *waits;
+    bool aborted;
+    int exit_code;
+    pms_job **connected;  /* job-connect'ed jobs */
+    size_t nconnected;
+};
+
+enum { PMS_EV_CONN = 1, PMS_EV_LISTEN = 2, PMS_EV_WATCH = 3 };
+
+typedef struct pms_watch {
+    int evkind; /* PMS_EV_WATCH */
+    int fd;
+    pms_fd_cb cb;
+    void *ctx;
+    struct pms_watch *next;
+} pms_watch;
+
+struct pms_conn {
+    int evkind;           /* PMS_EV_CONN: epoll data points here */
+    pms_server *srv;
+    int id;
+    int gen;
+    int fd;               /* -1 for an in-memory connection (fuzzing, tests) */
+    pms_job *job;
+    int rank;             /* -1 until identified */
+    pmc_decoder *dec;
+    pmc_out out;          /* bytes waiting to be written */
+    size_t out_off;
+    int version, subversion; /* from init, 0 before */
+    bool fullinit;
+    bool finalized;
+    bool closing;         /* close once `out` is flushed */
+    bool dead;            /* closed; freed at the end of the loop iteration */
+    bool want_write;      /* EPOLLOUT registered */
+    pmc_auth_server auth;
+    bool auth_wait;       /* a challenge is outstanding */
+    int pmi1_spawn_segments; /* mcmd=spawn blocks received for the current spawn */
+    pms_conn *next;
+};
+
+typedef struct pms_listener {
+    int evkind;           /* PMS_EV_LISTEN */
+    int fd;
+    bool is_unix;
+    char *path;
+    pms_job *job;
+    struct pms_listener *next;
+} pms_listener;
+
+typedef struct pms_service {
+    char *name, *port;
+} pms_service;
+
+struct pms_server {
+    pms_config cfg;
+    const pms_persona *persona;
+    pmc_decoder_opts dopts;
+    int epfd;
+    pms_job **jobs;
+    size_t njobs;
+    pms_conn *conns;
+    int next_conn_id;
+    pms_listener *listeners;
+    pms_watch *watches;
+    pms_kvs names;        /* name service: service -> port */
+    pms_events ev;
+    char err[256];
+    FILE *trace;
+    pmc_enc enc;          /* reply under construction */
+};
+
+/* logging */
+void pms_log(pms_server *s, int level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* connections */
+pms_conn *pms_conn_new(pms_server *s, int fd, pms_job *job, int rank);
+void pms_conn_close(pms_conn *c, const char *why);
+int pms_conn_input(pms_conn *c, const void *buf, size_t len); /* in-memory feed + dispatch */
+void pms_conn_flush(pms_conn *c);
+void pms_conn_readable(pms_conn *c);
+
+/* replies: begin, add fields (pmc_enc_* on &s->enc), send */
+pmc_enc *pms_reply_begin(pms_conn *c, pmc_wire wire, const char *cmd, pmc_slice thrid);
+void pms_reply_send(pms_conn *c);
+void pms_send_raw(pms_conn *c, const void *buf, size_t len);
+/* an error answer to a request that could be delimited */
+void pms_reply_error(pms_conn *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid, int rc,
+                     const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
+/* dispatch of one decoded message */
+void pms_dispatch(pms_conn *c, const pmc_msg *m);
+void pms_handle_v1(pms_conn *c, const pmc_msg *m);
+void pms_handle_v2(pms_conn *c, const pmc_msg *m);
+
+/* jobs */
+pms_job *pms_job_find(pms_server *s, const char *id, size_t len);
+int pms_job_node_of(const pms_job *j, int rank);
+int pms_job_local_ranks(const pms_job *j, int node, int *out, int max);
+size_t pms_process_mapping(const pms_job *j, char *buf, size_t n);
+bool pms_job_bind(pms_job *j, pms_conn *c, int rank); /* false if rank invalid or taken */
+void pms_job_rank_gone(pms_job *j, int rank);
+
+/* waits */
+pms_wait *pms_wait_add(pms_job *j, pms_wait_kind kind, pms_conn *c, const pmc_msg *m);
+void pms_wait_free(pms_wait *w);
+void pms_fence_enter(pms_conn *c, const pmc_msg *m);
+void pms_barrier_enter(pms_conn *c, const pmc_msg *m);
+void pms_waits_recheck(pms_job *j); /* answer whatever became answerable */
+void pms_waits_drop_conn(pms_job *j, pms_conn *c);
+
+/* PMI-2 return codes (the pmi2.h values every implementation shares) */
+enum {
+    PMS_RC_OK = 0,
+    PMS_RC_INIT = 1,
+    PMS_RC_NOMEM = 2,
+    PMS_RC_INVALID_ARG = 3,
+    PMS_RC_INVALID_KEY = 4,
+    PMS_RC_INVALID_KEY_LENGTH = 5,
+    PMS_RC_INVALID_VAL = 6,
+    PMS_RC_INVALID_VAL_LENGTH = 7,
+    PMS_RC_INVALID_ARGS = 10,
+    PMS_RC_OTHER = 14,
+};
+int pms_rc_for(pmc_errcode code);
+
+/* string helpers */
+char *pms_strndup(const char *p, size_t n);
+
+#endif

@@ -1,0 +1,491 @@
+/* Jobs: ranks, their nodes, PMI_process_mapping, and the requests that wait
+ * (fences, barriers, node attributes, lazy gets). */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+pms_job *pms_job_create(pms_server *s, int size, pms_job *spawner)
+{
+    if (size < 1)
+        return NULL;
+    pms_job *j = calloc(1, sizeof *j);
+    pms_job **nj = realloc(s->jobs, (s->njobs + 1) * sizeof *nj);
+    if (!j || !nj) {
+        free(j);
+        if (nj)
+            s->jobs = nj;
+        return NULL;
+    }
+    s->jobs = nj;
+    j->srv = s;
+    j->seq = (int)s->njobs;
+    j->size = size;
+    j->spawner = spawner;
+    j->ranks = calloc((size_t)size, sizeof *j->ranks);
+    j->nodeattr = calloc((size_t)s->cfg.nodes, sizeof *j->nodeattr);
+    if (!j->ranks || !j->nodeattr) {
+        free(j->ranks);
+        free(j->nodeattr);
+        free(j);
+        return NULL;
+    }
+    snprintf(j->id, sizeof j->id, "kvs_%ld_%d", (long)getpid(), j->seq);
+    for (int r = 0; r < size; r++)
+        j->ranks[r].node = pms_job_node_of(j, r);
+    s->jobs[s->njobs++] = j;
+    return j;
+}
+
+void pms_job_free(pms_job *j)
+{
+    for (pms_wait *w = j->waits, *n; w; w = n) {
+        n = w->next;
+        pms_wait_free(w);
+    }
+    pms_kvs_free(&j->kvs);
+    pms_kvs_free(&j->pending);
+    for (int i = 0; i < j->srv->cfg.nodes; i++)
+        pms_kvs_free(&j->nodeattr[i]);
+    free(j->nodeattr);
+    free(j->ranks);
+    free(j->connected);
+    free(j);
+}
+
+const char *pms_job_id(const pms_job *j)
+{
+    return j->id;
+}
+
+int pms_job_size(const pms_job *j)
+{
+    return j->size;
+}
+
+bool pms_job_aborted(const pms_job *j)
+{
+    return j->aborted;
+}
+
+int pms_job_exit_code(const pms_job *j)
+{
+    return j->exit_code;
+}
+
+bool pms_job_finished(const pms_job *j)
+{
+    if (j->aborted)
+        return true;
+    for (int r = 0; r < j->size; r++)
+        if (j->ranks[r].state == PMS_RANK_NEW || j->ranks[r].state == PMS_RANK_LIVE)
+            return false;
+    return true;
+}
+
+pms_job *pms_job_find(pms_server *s, const char *id, size_t len)
+{
+    for (size_t i = 0; i < s->njobs; i++)
+        if (strlen(s->jobs[i]->id) == len && memcmp(s->jobs[i]->id, id, len) == 0)
+            return s->jobs[i];
+    return NULL;
+}
+
+int pms_job_node_of(const pms_job *j, int rank)
+{
+    int k = j->srv->cfg.nodes, n = j->size;
+    if (k > n)
+        k = n;
+    if (j->srv->cfg.mapping == PMS_MAP_CYCLIC)
+        return rank % k;
+    /* block: the first n % k nodes take one rank more */
+    int base = n / k, extra = n % k;
+    int big = extra * (base + 1);
+    if (rank < big)
+        return rank / (base + 1);
+    return extra + (rank - big) / base;
+}
+
+int pms_job_local_ranks(const pms_job *j, int node, int *out, int max)
+{
+    int c = 0;
+    for (int r = 0; r < j->size; r++)
+        if (j->ranks[r].node == node) {
+            if (c < max)
+                out[c] = r;
+            c++;
+        }
+    return c;
+}
+
+/* The ANL mapping: (vector,(start_node,nnodes,ppn),...) describing consecutive
+ * runs of ranks; a run of equal blocks on consecutive nodes is one triple. */
+size_t pms_process_mapping(const pms_job *j, char *buf, size_t n)
+{
+    size_t w = (size_t)snprintf(buf, n, "(vector");
+    int r = 0;
+    while (r < j->size) {
+        int node = j->ranks[r].node, len = 0;
+        while (r + len < j->size && j->ranks[r + len].node == node)
+            len++;
+        /* extend over following nodes with the same block length */
+        int nnodes = 1, q = r + len;
+        for (;;) {
+            int l2 = 0;
+            if (q >= j->size || j->ranks[q].node != node + nnodes)
+                break;
+            while (q + l2 < j->size && j->ranks[q + l2].node == node + nnodes)
+                l2++;
+            if (l2 != len)
+                break;
+            nnodes++;
+            q += l2;
+        }
+        w += (size_t)snprintf(buf + (w < n ? w : n), w < n ? n - w : 0, ",(%d,%d,%d)", node,
+                              nnodes, len);
+        r = q;
+    }
+    w += (size_t)snprintf(buf + (w < n ? w : n), w < n ? n - w : 0, ")");
+    return w;
+}
+
+bool pms_job_bind(pms_job *j, pms_conn *c, int rank)
+{
+    if (rank < 0 || rank >= j->size)
+        return false;
+    pms_rank *r = &j->ranks[rank];
+    if (r->conn && r->conn != c && !r->conn->dead)
+        return false;
+    r->conn = c;
+    if (r->state == PMS_RANK_NEW)
+        r->state = PMS_RANK_LIVE;
+    c->job = j;
+    c->rank = rank;
+    return true;
+}
+
+void pms_job_rank_gone(pms_job *j, int rank)
+{
+    pms_rank *r = &j->ranks[rank];
+    r->conn = NULL;
+    if (r->state != PMS_RANK_FINALIZED)
+        r->state = PMS_RANK_GONE;
+    /* fewer participants: a fence or barrier may now be complete */
+    pms_waits_recheck(j);
+}
+
+/* ---- waits --------------------------------------------------------------- */
+
+pms_wait *pms_wait_add(pms_job *j, pms_wait_kind kind, pms_conn *c, const pmc_msg *m)
+{
+    pms_wait *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->kind = kind;
+    w->conn = c;
+    w->conn_gen = c->gen;
+    w->wire = m->wire;
+    w->node = c->rank >= 0 ? j->ranks[c->rank].node : 0;
+    if (m->thrid.ptr)
+        w->thrid = pms_strndup(m->thrid.ptr, m->thrid.len);
+    pmc_slice v;
+    if (pmc_msg_get(m, "key", &v))
+        w->key = pms_strndup(v.ptr, v.len);
+    if (pmc_msg_get(m, "group", &v))
+        w->group = pms_strndup(v.ptr, v.len);
+    /* append: answers go out in arrival order */
+    pms_wait **pp = &j->waits;
+    while (*pp)
+        pp = &(*pp)->next;
+    *pp = w;
+    return w;
+}
+
+void pms_wait_free(pms_wait *w)
+{
+    free(w->thrid);
+    free(w->key);
+    free(w->group);
+    free(w);
+}
+
+void pms_waits_drop_conn(pms_job *j, pms_conn *c)
+{
+    pms_wait **pp = &j->waits;
+    while (*pp) {
+        pms_wait *w = *pp;
+        if (w->conn == c) {
+            *pp = w->next;
+            pms_wait_free(w);
+        } else {
+            pp = &w->next;
+        }
+    }
+}
+
+static pmc_slice thrid_of(const pms_wait *w)
+{
+    return w->thrid ? pmc_slice_cstr(w->thrid) : (pmc_slice){ NULL, 0 };
+}
+
+/* Ranks that take part in a collective: connected or still to come. */
+static bool participates(const pms_rank *r)
+{
+    return r->state == PMS_RANK_NEW || r->state == PMS_RANK_LIVE;
+}
+
+/* Members of a PMI-1.2 barrier group: NULL or "WORLD:<tag>" is everyone,
+ * "NODE:<tag>" the caller's node, "r1,r2,...:<tag>" a list. */
+static bool in_group(const pms_job *j, const char *group, int node, int rank)
+{
+    if (!group || strncmp(group, "WORLD", 5) == 0)
+        return true;
+    if (strncmp(group, "NODE", 4) == 0)
+        return j->ranks[rank].node == node;
+    const char *p = group;
+    while (*p && *p != ':') {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            return false;
+        if (v == rank)
+            return true;
+        p = *end == ',' ? end + 1 : end;
+    }
+    return false;
+}
+
+static const char *group_tag(const char *group)
+{
+    const char *c = group ? strrchr(group, ':') : NULL;
+    return c ? c + 1 : "0";
+}
+
+static bool same_group(const pms_wait *a, const pms_wait *b)
+{
+    if (!a->group || !b->group)
+        return !a->group && !b->group;
+    return strcmp(a->group, b->group) == 0;
+}
+
+static void reply_fence(pms_conn *c, const pms_wait *w)
+{
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "kvs-fence-response", thrid_of(w));
+    pmc_enc_int(e, "rc", 0);
+    pms_reply_send(c);
+}
+
+static void reply_barrier(pms_conn *c, const pms_wait *w)
+{
+    const pms_persona *p = c->srv->persona;
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "barrier_out", (pmc_slice){ NULL, 0 });
+    if (p->v1_rc_first)
+        pmc_enc_int(e, "rc", 0);
+    if (p->v1_max_subversion >= 2)
+        pmc_enc_str(e, "tag", group_tag(w->group));
+    pms_reply_send(c);
+}
+
+static bool is_world(const pms_wait *w)
+{
+    return !w->group || strncmp(w->group, "WORLD", 5) == 0;
+}
+
+/* Release every wait of `kind` in the same group as `proto`. */
+static void release(pms_job *j, pms_wait_kind kind, const pms_wait *proto)
+{
+    pms_wait **pp = &j->waits;
+    pms_wait *released = NULL, **rt = &released;
+    bool world = is_world(proto);
+    while (*pp) {
+        pms_wait *x = *pp;
+        if (x->kind == kind && (world ? is_world(x) : same_group(x, proto))) {
+            *pp = x->next;
+            x->next = NULL;
+            *rt = x;
+            rt = &x->next;
+        } else {
+            pp = &x->next;
+        }
+    }
+    for (pms_wait *x = released, *n; x; x = n) {
+        n = x->next;
+        if (!x->conn->dead) {
+            if (kind == PMS_WAIT_FENCE)
+                reply_fence(x->conn, x);
+            else
+                reply_barrier(x->conn, x);
+        }
+        pms_wait_free(x);
+    }
+}
+
+/* Complete a collective (fence or barrier) when every member is waiting in
+ * it.  WORLD collectives are counted in one pass (jobs of thousands of
+ * ranks); PMI-1.2 sub-groups, which are small and rare, are checked member
+ * by member.  Returns true when something completed. */
+static bool try_collective(pms_job *j, pms_wait_kind kind)
+{
+    int waiting = 0;
+    const pms_wait *first = NULL, *grouped = NULL;
+    for (pms_wait *w = j->waits; w; w = w->next) {
+        if (w->kind != kind)
+            continue;
+        if (is_world(w)) {
+            waiting++;
+            if (!first)
+                first = w;
+        } else if (!grouped) {
+            grouped = w;
+        }
+    }
+    if (first) {
+        int need = 0;
+        for (int r = 0; r < j->size; r++)
+            need += participates(&j->ranks[r]);
+        if (waiting >= need) {
+            /* everyone is here: make the puts visible, then release them all */
+            pms_kvs_commit(&j->kvs, &j->pending, true);
+            release(j, kind, first);
+            return true;
+        }
+    }
+    for (pms_wait *w = j->waits; w && grouped; w = w->next) {
+        if (w->kind != kind || is_world(w))
+            continue;
+        int need = 0, have = 0;
+        for (int r = 0; r < j->size; r++) {
+            if (!participates(&j->ranks[r]) || !in_group(j, w->group, w->node, r))
+                continue;
+            need++;
+            for (pms_wait *x = j->waits; x; x = x->next)
+                if (x->kind == kind && x->conn->rank == r && same_group(x, w)) {
+                    have++;
+                    break;
+                }
+        }
+        if (have >= need) {
+            release(j, kind, w);
+            return true;
+        }
+    }
+    return false;
+}
+
+void pms_fence_enter(pms_conn *c, const pmc_msg *m)
+{
+    pms_job *j = c->job;
+    pms_rank *r = &j->ranks[c->rank];
+    r->fence_epoch++;
+    if (!c->srv->persona->fence_barrier) {
+        /* Hydra: answer at once; gets of missing keys wait for the others */
+        pms_wait w = { .thrid = m->thrid.ptr ? pms_strndup(m->thrid.ptr, m->thrid.len) : NULL };
+        reply_fence(c, &w);
+        free(w.thrid);
+        pms_waits_recheck(j);
+        return;
+    }
+    if (!pms_wait_add(j, PMS_WAIT_FENCE, c, m)) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+        return;
+    }
+    pms_waits_recheck(j);
+}
+
+void pms_barrier_enter(pms_conn *c, const pmc_msg *m)
+{
+    pms_job *j = c->job;
+    j->ranks[c->rank].barrier_epoch++;
+    if (!pms_wait_add(j, PMS_WAIT_BARRIER, c, m)) {
+        pms_reply_error(c, PMC_WIRE_V1, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+        return;
+    }
+    pms_waits_recheck(j);
+}
+
+/* Lazy-fence gets (Hydra): a missing key is worth waiting for while some
+ * rank has not reached the asker's fence epoch. */
+static bool lazy_get_pending(const pms_job *j, const pms_wait *w)
+{
+    int epoch = j->ranks[w->conn->rank].fence_epoch;
+    for (int r = 0; r < j->size; r++)
+        if (participates(&j->ranks[r]) && j->ranks[r].fence_epoch < epoch)
+            return true;
+    return false;
+}
+
+void pms_kvs_get_reply(pms_conn *c, pmc_slice thrid, const pms_kv *kv); /* v2_cmds.c */
+void pms_nodeattr_reply(pms_conn *c, pmc_slice thrid, const pms_kv *kv); /* v2_cmds.c */
+
+void pms_waits_recheck(pms_job *j)
+{
+    while (try_collective(j, PMS_WAIT_FENCE) || try_collective(j, PMS_WAIT_BARRIER))
+        ;
+    pms_wait **pp = &j->waits;
+    while (*pp) {
+        pms_wait *w = *pp;
+        bool done = false;
+        if (w->kind == PMS_WAIT_NODEATTR && w->key) {
+            const pms_kv *kv = pms_kvs_get(&j->nodeattr[w->node], w->key, strlen(w->key));
+            if (kv) {
+                pms_nodeattr_reply(w->conn, thrid_of(w), kv);
+                done = true;
+            }
+        } else if (w->kind == PMS_WAIT_KVS_GET && w->key) {
+            const pms_kv *kv = pms_kvs_get(&j->kvs, w->key, strlen(w->key));
+            if (kv || !lazy_get_pending(j, w)) {
+                pms_kvs_get_reply(w->conn, thrid_of(w), kv);
+                done = true;
+            }
+        }
+        if (done) {
+            *pp = w->next;
+            pms_wait_free(w);
+        } else {
+            pp = &w->next;
+        }
+    }
+}
+
+size_t pms_job_count(const pms_server *s)
+{
+    return s->njobs;
+}
+
+pms_job *pms_job_at(const pms_server *s, size_t i)
+{
+    return i < s->njobs ? s->jobs[i] : NULL;
+}
+
+bool pms_rank_finalized(const pms_job *j, int rank)
+{
+    return rank >= 0 && rank < j->size && j->ranks[rank].state == PMS_RANK_FINALIZED;
+}
+
+int pms_rank_node(const pms_job *j, int rank)
+{
+    return rank >= 0 && rank < j->size ? j->ranks[rank].node : -1;
+}
+
+int pms_job_local_count(const pms_job *j, int node)
+{
+    return pms_job_local_ranks(j, node, NULL, 0);
+}
+
+void pms_rank_exited(pms_job *j, int rank)
+{
+    if (rank < 0 || rank >= j->size)
+        return;
+    pms_rank *r = &j->ranks[rank];
+    if (r->state == PMS_RANK_NEW || r->state == PMS_RANK_LIVE) {
+        if (r->conn && !r->conn->dead)
+            return; /* its connection will report when it closes */
+        pms_job_rank_gone(j, rank);
+    }
+}
+
+bool pms_rank_used(const pms_job *j, int rank)
+{
+    return rank >= 0 && rank < j->size && j->ranks[rank].spoke;
+}

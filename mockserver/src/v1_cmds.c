@@ -1,0 +1,282 @@
+/* PMI-1 command handlers (also the init line of PMI-2 clients). */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static pmc_slice val_of(const pmc_msg *m, const char *key)
+{
+    pmc_slice v = { NULL, 0 };
+    pmc_msg_get(m, key, &v);
+    return v;
+}
+
+static const pmc_slice no_thrid = { NULL, 0 };
+
+/* Begin a v1 reply; personas that put rc first get it here. */
+static pmc_enc *begin(pms_conn *c, const char *cmd, bool rc_first)
+{
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, cmd, no_thrid);
+    if (rc_first && c->srv->persona->v1_rc_first)
+        pmc_enc_int(e, "rc", 0);
+    return e;
+}
+
+static void do_init(pms_conn *c, const pmc_msg *m)
+{
+    const pms_persona *p = c->srv->persona;
+    long long v = -1, sv = -1;
+    if (pmc_msg_get_int(m, "pmi_version", &v) != 1 || pmc_msg_get_int(m, "pmi_subversion", &sv) != 1) {
+        pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_INVALID_ARG,
+                        "init needs integer pmi_version and pmi_subversion");
+        return;
+    }
+    int rv = -1, rs = -1;
+    if (v == 2 && sv == 0) {
+        rv = 2, rs = 0;
+    } else if (v == 1 && sv >= 0 && sv <= p->v1_max_subversion) {
+        rv = 1;
+        rs = p->v1_max_subversion >= 2 ? (int)(sv < 1 ? 1 : sv) : 1;
+        if (p->v1_rc_first && !p->fullinit_versions)
+            rs = 2; /* Hydra 4.1+ announces 1.2 to any 1.x */
+    }
+    if (rv < 0 && p->on_error == PMS_ERR_CLOSE) {
+        pms_conn_close(c, "unsupported PMI version");
+        return;
+    }
+    c->version = rv < 0 ? 0 : rv;
+    c->subversion = rs < 0 ? 0 : rs;
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "response_to_init", no_thrid);
+    int rc = rv < 0 ? (p->on_error == PMS_ERR_REPLY ? 1 : -1) : 0;
+    if (p->v1_rc_first)
+        pmc_enc_int(e, "rc", rc);
+    /* a refusal names the version this server speaks */
+    pmc_enc_int(e, "pmi_version", rv < 0 ? (v == 1 ? 1 : 2) : rv);
+    pmc_enc_int(e, "pmi_subversion", rv < 0 ? (v == 1 ? p->v1_max_subversion : 0) : rs);
+    if (!p->v1_rc_first)
+        pmc_enc_int(e, "rc", rc);
+    pms_reply_send(c);
+}
+
+/* PMI_PORT mode: the client identifies itself; the server answers with its
+ * rank and size in one write (four lines for Hydra 4.0). */
+static void do_initack(pms_conn *c, const pmc_msg *m)
+{
+    const pms_persona *p = c->srv->persona;
+    long long id = -1;
+    if (pmc_msg_get_int(m, "pmiid", &id) != 1 || !c->job || !pms_job_bind(c->job, c, (int)id)) {
+        pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_INVALID_ARG,
+                        "initack needs the pmiid of a free rank");
+        return;
+    }
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "initack", no_thrid);
+    if (p->v1_rc_first) {
+        pmc_enc_int(e, "rc", 0);
+        pmc_enc_int(e, "rank", c->rank);
+        pmc_enc_int(e, "size", c->job->size);
+        pmc_enc_int(e, "appnum", c->srv->cfg.appnum);
+        pmc_enc_int(e, "debug", 0);
+    }
+    /* collect the lines, then write them together */
+    pmc_error err;
+    const pmc_dialect *d = pmc_dialect_get(p->dialect);
+    pmc_enc_end(e, d, &c->out, &err);
+    pmc_enc_begin(e, PMC_WIRE_V1, "set");
+    pmc_enc_int(e, "size", c->job->size);
+    pmc_enc_end(e, d, &c->out, &err);
+    pmc_enc_begin(e, PMC_WIRE_V1, "set");
+    pmc_enc_int(e, "rank", c->rank);
+    pmc_enc_end(e, d, &c->out, &err);
+    pmc_enc_begin(e, PMC_WIRE_V1, "set");
+    pmc_enc_int(e, "debug", 0);
+    pmc_enc_end(e, d, &c->out, &err);
+    pms_conn_flush(c);
+}
+
+static bool need_rank(pms_conn *c, const pmc_msg *m)
+{
+    if (c->job && c->rank >= 0)
+        return true;
+    pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_INIT,
+                    "connection not identified: send initack pmiid= first");
+    return false;
+}
+
+static void do_get_maxes(pms_conn *c)
+{
+    pmc_enc *e = begin(c, "maxes", true);
+    pmc_enc_int(e, "kvsname_max", 256);
+    pmc_enc_int(e, "keylen_max", c->srv->cfg.limits.max_key);
+    pmc_enc_int(e, "vallen_max", c->srv->cfg.limits.max_val);
+    pms_reply_send(c);
+}
+
+static void do_simple_int(pms_conn *c, const char *resp, const char *key, long long v)
+{
+    pmc_enc *e = begin(c, resp, true);
+    pmc_enc_int(e, key, v);
+    pms_reply_send(c);
+}
+
+static void do_my_kvsname(pms_conn *c)
+{
+    pmc_enc *e = begin(c, "my_kvsname", true);
+    pmc_enc_str(e, "kvsname", c->job->id);
+    pms_reply_send(c);
+}
+
+static void put_result(pms_conn *c, int rc)
+{
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "put_result", no_thrid);
+    pmc_enc_int(e, "rc", rc);
+    if (c->srv->persona->v1_msg)
+        pmc_enc_str(e, "msg", rc ? "failure" : "success");
+    pms_reply_send(c);
+}
+
+static void do_put(pms_conn *c, const pmc_msg *m)
+{
+    pms_job *j = c->job;
+    const pms_persona *p = c->srv->persona;
+    pmc_slice k = val_of(m, "key"), v = val_of(m, "value");
+    pms_kvs *into = p->put_visible_now ? &j->kvs : &j->pending;
+    if (pms_kvs_put(into, k.ptr, k.len, v.ptr, v.len, true) < 0) {
+        put_result(c, PMS_RC_NOMEM);
+        return;
+    }
+    put_result(c, 0);
+}
+
+static void do_get(pms_conn *c, const pmc_msg *m)
+{
+    pms_job *j = c->job;
+    const pms_persona *p = c->srv->persona;
+    pmc_slice k = val_of(m, "key");
+    const pms_kv *kv = pms_kvs_get(&j->kvs, k.ptr, k.len);
+    if (!kv && pmc_slice_eq(k, "PMI_process_mapping")) {
+        char buf[8192];
+        if (pms_process_mapping(j, buf, sizeof buf) < sizeof buf)
+            pms_kvs_put(&j->kvs, k.ptr, k.len, buf, strlen(buf), false);
+        kv = pms_kvs_get(&j->kvs, k.ptr, k.len);
+    }
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "get_result", no_thrid);
+    if (kv) {
+        pmc_enc_int(e, "rc", 0);
+        if (p->v1_msg)
+            pmc_enc_str(e, "msg", "success");
+        pmc_enc_slice(e, PMC_SLICE_LIT("value"), (pmc_slice){ kv->val, kv->vlen });
+    } else {
+        pmc_enc_int(e, "rc", p->v1_get_notfound_rc);
+        if (p->v1_msg) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "key_%.*s_not_found", (int)(k.len > 100 ? 100 : k.len), k.ptr);
+            pmc_enc_str(e, "msg", msg);
+            pmc_enc_str(e, "value", "unknown");
+        }
+    }
+    pms_reply_send(c);
+}
+
+static void do_finalize(pms_conn *c)
+{
+    pmc_enc *e = begin(c, "finalize_ack", true);
+    (void)e;
+    pms_reply_send(c);
+    c->finalized = true;
+    if (c->job && c->rank >= 0)
+        c->job->ranks[c->rank].state = PMS_RANK_FINALIZED;
+    c->closing = true;
+    pms_conn_flush(c);
+    if (c->job)
+        pms_waits_recheck(c->job);
+}
+
+static void do_abort(pms_conn *c, const pmc_msg *m)
+{
+    long long code = 1;
+    pmc_msg_get_int(m, "exitcode", &code);
+    pms_job *j = c->job;
+    j->aborted = true;
+    j->exit_code = (int)code;
+    pms_log(c->srv, 0, "rank %d of %s aborts with exit code %lld", c->rank, j->id, code);
+    if (c->srv->ev.abort)
+        c->srv->ev.abort(c->srv->ev.ctx, j, c->rank, true, (int)code, "");
+}
+
+/* publish/unpublish/lookup: Hydra 4.0 adds info=ok and msg=; Slurm answers
+ * info=ok|fail without rc; the others rc only. */
+static void name_reply(pms_conn *c, const char *resp, bool ok, const char *port, const char *fail)
+{
+    const pms_persona *p = c->srv->persona;
+    bool slurm_style = !p->v1_msg && p->nameserv_replace;
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, resp, no_thrid);
+    if (slurm_style)
+        pmc_enc_str(e, "info", ok ? "ok" : "fail");
+    if (port && ok)
+        pmc_enc_str(e, "port", port);
+    if (p->v1_msg)
+        pmc_enc_str(e, "info", ok ? "ok" : "fail");
+    if (!slurm_style) {
+        pmc_enc_int(e, "rc", ok ? 0 : 1);
+        if (p->v1_msg)
+            pmc_enc_str(e, "msg", ok ? "success" : fail);
+    }
+    pms_reply_send(c);
+}
+
+static void do_publish(pms_conn *c, const pmc_msg *m)
+{
+    pmc_slice n = val_of(m, "service"), port = val_of(m, "port");
+    int r = pms_kvs_put(&c->srv->names, n.ptr, n.len, port.ptr, port.len,
+                        c->srv->persona->nameserv_replace);
+    name_reply(c, "publish_result", r > 0 || (r == 0 && c->srv->persona->nameserv_replace), NULL,
+               "key_already_present");
+}
+
+static void do_unpublish(pms_conn *c, const pmc_msg *m)
+{
+    pmc_slice n = val_of(m, "service");
+    name_reply(c, "unpublish_result", pms_kvs_del(&c->srv->names, n.ptr, n.len), NULL,
+               "service_not_found");
+}
+
+static void do_lookup(pms_conn *c, const pmc_msg *m)
+{
+    pmc_slice n = val_of(m, "service");
+    const pms_kv *kv = pms_kvs_get(&c->srv->names, n.ptr, n.len);
+    name_reply(c, "lookup_result", kv != NULL, kv ? kv->val : NULL, "service_not_found");
+}
+
+void pms_handle_v1(pms_conn *c, const pmc_msg *m)
+{
+    switch (m->cmd) {
+    case PMC_V1_INIT: do_init(c, m); return;
+    case PMC_V1_INITACK: do_initack(c, m); return;
+    default: break;
+    }
+    if (!need_rank(c, m))
+        return;
+    const pms_persona *p = c->srv->persona;
+    switch (m->cmd) {
+    case PMC_V1_GET_MAXES: do_get_maxes(c); break;
+    case PMC_V1_GET_APPNUM: do_simple_int(c, "appnum", "appnum", p->appnum ? p->appnum : c->srv->cfg.appnum); break;
+    case PMC_V1_GET_UNIVERSE_SIZE:
+        do_simple_int(c, "universe_size", "size",
+                      c->srv->cfg.universe_size ? c->srv->cfg.universe_size
+                      : p->getjobattr_kvs ? -1 : c->job->size);
+        break;
+    case PMC_V1_GET_MY_KVSNAME: do_my_kvsname(c); break;
+    case PMC_V1_PUT: do_put(c, m); break;
+    case PMC_V1_GET: do_get(c, m); break;
+    case PMC_V1_BARRIER_IN: pms_barrier_enter(c, m); break;
+    case PMC_V1_FINALIZE: do_finalize(c); break;
+    case PMC_V1_ABORT: do_abort(c, m); break;
+    case PMC_V1_PUBLISH_NAME: do_publish(c, m); break;
+    case PMC_V1_UNPUBLISH_NAME: do_unpublish(c, m); break;
+    case PMC_V1_LOOKUP_NAME: do_lookup(c, m); break;
+    default:
+        pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_OTHER, "unsupported command %.*s",
+                        (int)(m->name.len > 80 ? 80 : m->name.len), m->name.ptr);
+        break;
+    }
+}

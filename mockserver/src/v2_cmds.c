@@ -1,0 +1,478 @@
+/* PMI-2 command handlers. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static pmc_slice val_of(const pmc_msg *m, const char *key)
+{
+    pmc_slice v = { NULL, 0 };
+    pmc_msg_get(m, key, &v);
+    return v;
+}
+
+static void reply_rc(pms_conn *c, const pmc_msg *m, const char *resp, int rc)
+{
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, resp, m->thrid);
+    pmc_enc_int(e, "rc", rc);
+    pms_reply_send(c);
+}
+
+/* found/value answers: "found=TRUE;value=" or the persona's not-found form. */
+static void reply_found(pms_conn *c, pmc_slice thrid, const char *resp, const char *val,
+                        size_t vlen, bool found)
+{
+    const pms_persona *p = c->srv->persona;
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, resp, thrid);
+    if (!found && p->notfound == PMS_NF_RC1) {
+        pmc_enc_int(e, "rc", 1);
+        pms_reply_send(c);
+        return;
+    }
+    pmc_enc_bool(e, "found", found);
+    if (found)
+        pmc_enc_slice(e, PMC_SLICE_LIT("value"), (pmc_slice){ val, vlen });
+    pmc_enc_int(e, "rc", 0);
+    pms_reply_send(c);
+}
+
+void pms_kvs_get_reply(pms_conn *c, pmc_slice thrid, const pms_kv *kv)
+{
+    reply_found(c, thrid, "kvs-get-response", kv ? kv->val : NULL, kv ? kv->vlen : 0, kv != NULL);
+}
+
+void pms_nodeattr_reply(pms_conn *c, pmc_slice thrid, const pms_kv *kv)
+{
+    reply_found(c, thrid, "info-getnodeattr-response", kv ? kv->val : NULL, kv ? kv->vlen : 0,
+                kv != NULL);
+}
+
+/* Requests other than fullinit need a rank: PMI_FD connections have one from
+ * the start, PMI_PORT connections get it from fullinit or initack. */
+static bool need_rank(pms_conn *c, const pmc_msg *m)
+{
+    if (c->job && c->rank >= 0)
+        return true;
+    pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INIT,
+                    "connection not identified: send fullinit with pmirank first");
+    return false;
+}
+
+static void send_fullinit_response(pms_conn *c, pmc_slice thrid)
+{
+    const pms_persona *p = c->srv->persona;
+    pms_job *j = c->job;
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "fullinit-response", thrid);
+    if (p->fullinit_versions) {
+        pmc_enc_int(e, "pmi-version", 2);
+        pmc_enc_int(e, "pmi-subversion", 0);
+    }
+    pmc_enc_int(e, "rank", c->rank);
+    pmc_enc_int(e, "size", j->size);
+    pmc_enc_int(e, "appnum", p->appnum ? p->appnum : c->srv->cfg.appnum);
+    if (j->spawner)
+        pmc_enc_str(e, "spawner-jobid", j->spawner->id);
+    if (p->fullinit_versions)
+        pmc_enc_bool(e, "debugged", false);
+    if (p->pmiverbose_int)
+        pmc_enc_int(e, "pmiverbose", 0);
+    else
+        pmc_enc_bool(e, "pmiverbose", false);
+    pmc_enc_int(e, "rc", 0);
+    pms_reply_send(c);
+    c->fullinit = true;
+}
+
+static void do_fullinit(pms_conn *c, const pmc_msg *m)
+{
+    pms_server *s = c->srv;
+    long long rank = -1;
+    int have = pmc_msg_get_int(m, "pmirank", &rank);
+    if (have == 0)
+        have = pmc_msg_get_int(m, "srcid", &rank); /* Slurm's libpmi2 in PMI_PORT mode */
+    if (c->rank < 0) {
+        if (have <= 0 || !c->job || !pms_job_bind(c->job, c, (int)rank)) {
+            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INVALID_ARG,
+                            have <= 0 ? "pmirank is required on this connection"
+                                      : "pmirank %lld is not a free rank of the job", rank);
+            return;
+        }
+    } else if (have > 0 && rank != c->rank && !s->persona->rank_from_client &&
+               s->persona->on_error == PMS_ERR_REPLY) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INVALID_ARG,
+                        "pmirank %lld does not match this connection's rank %d", rank, c->rank);
+        return;
+    }
+    if (s->cfg.secret) {
+        pmc_slice at = val_of(m, "authtype");
+        if (at.ptr && pmc_slice_eq(at, PMC_AUTH_TYPE)) {
+            pmc_error err;
+            if (pmc_auth_challenge(&c->auth, &err) < 0) {
+                pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_OTHER, "%s", err.detail);
+                return;
+            }
+            pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "auth-response", m->thrid);
+            pmc_enc_str(e, "authinfo", c->auth.nonce);
+            pms_reply_send(c);
+            c->auth_wait = true;
+            return;
+        }
+        if (s->cfg.require_auth) {
+            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INIT,
+                            "this server requires authtype=" PMC_AUTH_TYPE);
+            c->closing = true;
+            pms_conn_flush(c);
+            return;
+        }
+    }
+    send_fullinit_response(c, m->thrid);
+}
+
+static void do_auth_complete(pms_conn *c, const pmc_msg *m)
+{
+    pmc_slice d = val_of(m, "authinfo");
+    pmc_error err;
+    if (!c->auth_wait) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INIT,
+                        "auth-response-complete without a challenge");
+        return;
+    }
+    c->auth_wait = false;
+    if (pmc_auth_verify(&c->auth, c->srv->cfg.secret, c->srv->cfg.secret_len, d.ptr, d.len,
+                        &err) < 0) {
+        /* The draft: the server closes the connection (and logs it). */
+        pms_log(c->srv, 0, "conn %d: authentication failed: %s", c->id, err.detail);
+        pms_conn_close(c, "authentication failed");
+        return;
+    }
+    send_fullinit_response(c, m->thrid);
+}
+
+static bool reserved_key(const pms_persona *p, pmc_slice k)
+{
+    /* Hydra 4.1+ refuses puts of PMI_* keys, which it reserves */
+    return p->v1_rc_first && !p->fullinit_versions && k.len >= 4 && memcmp(k.ptr, "PMI_", 4) == 0;
+}
+
+static void do_kvs_put(pms_conn *c, const pmc_msg *m)
+{
+    pms_job *j = c->job;
+    const pms_persona *p = c->srv->persona;
+    pmc_slice k = val_of(m, "key"), v = val_of(m, "value");
+    if (reserved_key(p, k)) {
+        reply_rc(c, m, "kvs-put-response", 1);
+        return;
+    }
+    pms_kvs *into = p->put_visible_now ? &j->kvs : &j->pending;
+    if (pms_kvs_put(into, k.ptr, k.len, v.ptr, v.len, true) < 0) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+        return;
+    }
+    reply_rc(c, m, "kvs-put-response", 0);
+    if (p->put_visible_now)
+        pms_waits_recheck(j);
+}
+
+static void do_kvs_get(pms_conn *c, const pmc_msg *m)
+{
+    pms_job *j = c->job;
+    pmc_slice k = val_of(m, "key"), jid = val_of(m, "jobid");
+    pms_job *from = j;
+    if (jid.ptr && jid.len && !pmc_slice_eq(jid, j->id)) {
+        pms_job *o = pms_job_find(c->srv, jid.ptr, jid.len);
+        bool connected = false;
+        for (size_t i = 0; o && i < j->nconnected; i++)
+            connected |= j->connected[i] == o;
+        if (o && (connected || o == j->spawner || o->spawner == j))
+            from = o;
+        /* Hydra and Slurm ignore jobid; the draft says it names a connected
+         * job.  Unknown ids fall back to the caller's own job. */
+    }
+    const pms_kv *kv = pms_kvs_get(&from->kvs, k.ptr, k.len);
+    /* Lazy fence (Hydra): a missing key is waited for while some rank has
+     * not yet reached the asker's fence. */
+    if (!kv && !c->srv->persona->fence_barrier && from == j) {
+        int mine = j->ranks[c->rank].fence_epoch;
+        for (int r = 0; mine > 0 && r < j->size; r++)
+            if ((j->ranks[r].state == PMS_RANK_NEW || j->ranks[r].state == PMS_RANK_LIVE) &&
+                j->ranks[r].fence_epoch < mine) {
+                if (!pms_wait_add(j, PMS_WAIT_KVS_GET, c, m))
+                    break;
+                return;
+            }
+    }
+    pms_kvs_get_reply(c, m->thrid, kv);
+}
+
+static void do_putnodeattr(pms_conn *c, const pmc_msg *m)
+{
+    pms_job *j = c->job;
+    pmc_slice k = val_of(m, "key"), v = val_of(m, "value");
+    const pms_persona *p = c->srv->persona;
+    if (reserved_key(p, k)) {
+        reply_rc(c, m, "info-putnodeattr-response", 1);
+        return;
+    }
+    /* Slurm keeps the first value of a node attribute; the others replace it */
+    if (pms_kvs_put(&j->nodeattr[j->ranks[c->rank].node], k.ptr, k.len, v.ptr, v.len,
+                    !p->nameserv_replace) < 0) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+        return;
+    }
+    reply_rc(c, m, "info-putnodeattr-response", 0);
+    pms_waits_recheck(j);
+}
+
+/* Node attributes the server defines itself (the seed API's predefined names). */
+static bool builtin_nodeattr(pms_conn *c, pmc_slice k, char *buf, size_t n)
+{
+    pms_job *j = c->job;
+    int node = j->ranks[c->rank].node;
+    if (pmc_slice_eq(k, "localRanksCount")) {
+        snprintf(buf, n, "%d", pms_job_local_ranks(j, node, NULL, 0));
+        return true;
+    }
+    if (pmc_slice_eq(k, "localRanks")) {
+        size_t w = 0;
+        buf[0] = 0;
+        for (int r = 0; r < j->size && w < n; r++)
+            if (j->ranks[r].node == node)
+                w += (size_t)snprintf(buf + w, n - w, w ? ",%d" : "%d", r);
+        return w < n;
+    }
+    return false;
+}
+
+static void do_getnodeattr(pms_conn *c, const pmc_msg *m)
+{
+    pms_job *j = c->job;
+    pmc_slice k = val_of(m, "key");
+    bool wait = false;
+    pmc_msg_get_bool(m, "wait", &wait, NULL);
+    const pms_kv *kv = pms_kvs_get(&j->nodeattr[j->ranks[c->rank].node], k.ptr, k.len);
+    if (kv) {
+        pms_nodeattr_reply(c, m->thrid, kv);
+        return;
+    }
+    char buf[4096];
+    if (c->srv->persona->fullinit_versions && c->srv->persona->on_error == PMS_ERR_REPLY &&
+        builtin_nodeattr(c, k, buf, sizeof buf)) {
+        reply_found(c, m->thrid, "info-getnodeattr-response", buf, strlen(buf), true);
+        return;
+    }
+    if (wait) {
+        if (!pms_wait_add(j, PMS_WAIT_NODEATTR, c, m))
+            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+        return;
+    }
+    pms_nodeattr_reply(c, m->thrid, NULL);
+}
+
+static void do_getjobattr(pms_conn *c, const pmc_msg *m)
+{
+    pms_job *j = c->job;
+    const pms_persona *p = c->srv->persona;
+    pmc_slice k = val_of(m, "key");
+    char buf[8192];
+    const char *v = NULL;
+    if (pmc_slice_eq(k, "PMI_process_mapping")) {
+        if (pms_process_mapping(j, buf, sizeof buf) < sizeof buf)
+            v = buf;
+        else
+            v = ""; /* RFC 13: an empty value when the mapping does not fit */
+    } else if (pmc_slice_eq(k, "universeSize") && p->universe_attr) {
+        snprintf(buf, sizeof buf, "%d",
+                 c->srv->cfg.universe_size ? c->srv->cfg.universe_size : j->size);
+        v = buf;
+    } else if (pmc_slice_eq(k, "hasNameServ") && p->on_error == PMS_ERR_REPLY) {
+        v = "TRUE";
+    } else if (pmc_slice_eq(k, "PMI_dead_processes") && p->getjobattr_kvs) {
+        size_t w = 0;
+        buf[0] = 0;
+        for (int r = 0; r < j->size && w < sizeof buf; r++)
+            if (j->ranks[r].state == PMS_RANK_GONE)
+                w += (size_t)snprintf(buf + w, sizeof buf - w, w ? ",%d" : "%d", r);
+        v = buf;
+    }
+    if (v) {
+        reply_found(c, m->thrid, "info-getjobattr-response", v, strlen(v), true);
+        return;
+    }
+    const pms_kv *kv = p->getjobattr_kvs ? pms_kvs_get(&j->kvs, k.ptr, k.len) : NULL;
+    reply_found(c, m->thrid, "info-getjobattr-response", kv ? kv->val : NULL, kv ? kv->vlen : 0,
+                kv != NULL);
+}
+
+static void do_name_publish(pms_conn *c, const pmc_msg *m)
+{
+    pmc_slice n = val_of(m, "name"), port = val_of(m, "port");
+    bool replace = c->srv->persona->nameserv_replace;
+    int r = pms_kvs_put(&c->srv->names, n.ptr, n.len, port.ptr, port.len, replace);
+    if (r < 0) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+        return;
+    }
+    if (r == 0 && !replace) {
+        pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "name-publish-response", m->thrid);
+        pmc_enc_int(e, "rc", 1);
+        if (c->srv->persona->on_error == PMS_ERR_REPLY || c->srv->persona->v1_msg) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "duplicate_service_%.*s", (int)(n.len > 100 ? 100 : n.len), n.ptr);
+            pmc_enc_str(e, "errmsg", msg);
+        }
+        pms_reply_send(c);
+        return;
+    }
+    reply_rc(c, m, "name-publish-response", 0);
+}
+
+static void do_name_lookup(pms_conn *c, const pmc_msg *m)
+{
+    const pms_persona *p = c->srv->persona;
+    pmc_slice n = val_of(m, "name");
+    const pms_kv *kv = pms_kvs_get(&c->srv->names, n.ptr, n.len);
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "name-lookup-response", m->thrid);
+    if (!kv) {
+        if (p->lookup_found)
+            pmc_enc_bool(e, "found", false);
+        pmc_enc_int(e, "rc", 1);
+        pms_reply_send(c);
+        return;
+    }
+    pmc_enc_slice(e, pmc_slice_cstr(p->lookup_key), (pmc_slice){ kv->val, kv->vlen });
+    if (p->lookup_found)
+        pmc_enc_bool(e, "found", true);
+    pmc_enc_int(e, "rc", 0);
+    pms_reply_send(c);
+}
+
+static void do_name_unpublish(pms_conn *c, const pmc_msg *m)
+{
+    pmc_slice n = val_of(m, "name");
+    bool ok = pms_kvs_del(&c->srv->names, n.ptr, n.len);
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "name-unpublish-response", m->thrid);
+    pmc_enc_int(e, "rc", ok ? 0 : 1);
+    if (!ok && c->srv->persona->v1_msg) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "service_%.*s_not_found", (int)(n.len > 100 ? 100 : n.len), n.ptr);
+        pmc_enc_str(e, "errmsg", msg);
+    }
+    pms_reply_send(c);
+}
+
+static void do_finalize(pms_conn *c, const pmc_msg *m)
+{
+    reply_rc(c, m, "finalize-response", 0);
+    c->finalized = true;
+    if (c->job && c->rank >= 0)
+        c->job->ranks[c->rank].state = PMS_RANK_FINALIZED;
+    /* every real server closes the connection after finalize */
+    c->closing = true;
+    pms_conn_flush(c);
+    if (c->job)
+        pms_waits_recheck(c->job);
+}
+
+static void do_abort(pms_conn *c, const pmc_msg *m)
+{
+    pms_job *j = c->job;
+    bool world = true;
+    long long code = 1;
+    pmc_msg_get_bool(m, "isworld", &world, NULL);
+    pmc_msg_get_int(m, "exitcode", &code);
+    pmc_slice msg = val_of(m, "msg");
+    if (!msg.ptr)
+        msg = val_of(m, "message");
+    char text[512];
+    pmc_slice_copy(msg, text, sizeof text);
+    pms_log(c->srv, 0, "rank %d of %s aborts (%s): %s", c->rank, j->id, world ? "world" : "self",
+            text);
+    if (world) {
+        j->aborted = true;
+        j->exit_code = (int)code;
+    }
+    if (c->srv->ev.abort)
+        c->srv->ev.abort(c->srv->ev.ctx, j, c->rank, world, (int)code, text);
+}
+
+static void do_job_getid(pms_conn *c, const pmc_msg *m)
+{
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "job-getid-response", m->thrid);
+    pmc_enc_str(e, "jobid", c->job->id);
+    pmc_enc_int(e, "rc", 0);
+    pms_reply_send(c);
+}
+
+static void do_job_connect(pms_conn *c, const pmc_msg *m, bool connect)
+{
+    pms_job *j = c->job;
+    pmc_slice jid = val_of(m, "jobid");
+    pms_job *o = pms_job_find(c->srv, jid.ptr, jid.len);
+    const char *resp = connect ? "job-connect-response" : "job-disconnect-response";
+    if (!o) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INVALID_ARG,
+                        "no job with id %.*s", (int)(jid.len > 80 ? 80 : jid.len), jid.ptr);
+        return;
+    }
+    size_t i;
+    for (i = 0; i < j->nconnected && j->connected[i] != o; i++)
+        ;
+    if (connect && i == j->nconnected) {
+        pms_job **nc = realloc(j->connected, (j->nconnected + 1) * sizeof *nc);
+        if (!nc) {
+            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+            return;
+        }
+        j->connected = nc;
+        j->connected[j->nconnected++] = o;
+    } else if (!connect && i < j->nconnected) {
+        j->connected[i] = j->connected[--j->nconnected];
+    }
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, resp, m->thrid);
+    if (connect)
+        pmc_enc_bool(e, "kvscopy", false); /* one server holds every KVS: no copy needed */
+    pmc_enc_int(e, "rc", 0);
+    pms_reply_send(c);
+}
+
+void pms_handle_v2(pms_conn *c, const pmc_msg *m)
+{
+    switch (m->cmd) {
+    case PMC_V2_FULLINIT:
+        do_fullinit(c, m);
+        return;
+    case PMC_V2_AUTH_RESPONSE_COMPLETE:
+        do_auth_complete(c, m);
+        return;
+    default:
+        break;
+    }
+    if (c->auth_wait) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INIT,
+                        "authentication in progress: expected auth-response-complete");
+        return;
+    }
+    if (!need_rank(c, m))
+        return;
+    switch (m->cmd) {
+    case PMC_V2_JOB_GETID: do_job_getid(c, m); break;
+    case PMC_V2_KVS_PUT: do_kvs_put(c, m); break;
+    case PMC_V2_KVS_GET: do_kvs_get(c, m); break;
+    case PMC_V2_KVS_FENCE: pms_fence_enter(c, m); break;
+    case PMC_V2_INFO_PUTNODEATTR: do_putnodeattr(c, m); break;
+    case PMC_V2_INFO_GETNODEATTR: do_getnodeattr(c, m); break;
+    case PMC_V2_INFO_GETJOBATTR: do_getjobattr(c, m); break;
+    case PMC_V2_NAME_PUBLISH: do_name_publish(c, m); break;
+    case PMC_V2_NAME_LOOKUP: do_name_lookup(c, m); break;
+    case PMC_V2_NAME_UNPUBLISH: do_name_unpublish(c, m); break;
+    case PMC_V2_FINALIZE: do_finalize(c, m); break;
+    case PMC_V2_ABORT: do_abort(c, m); break;
+    case PMC_V2_JOB_CONNECT: do_job_connect(c, m, true); break;
+    case PMC_V2_JOB_DISCONNECT: do_job_connect(c, m, false); break;
+    default:
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_OTHER,
+                        "unsupported command %.*s", (int)(m->name.len > 80 ? 80 : m->name.len),
+                        m->name.ptr);
+        break;
+    }
+}
