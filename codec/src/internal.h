@@ -4,15 +4,6 @@
 
 #include "pmicodec/pmicodec.h"
 
-/* Notes that describe non-canonical input (a strict decoder rejects them).
- * The others are informational: ';;' and backslash escapes are the
- * protocol working as designed, continuations likewise, and an empty value
- * is a legal value. */
-#define PMC_NOTES_NONCANONICAL                                                                    \
-    (PMC_NOTE_LEN_LEFT | PMC_NOTE_LEN_ZERO | PMC_NOTE_TRAILING_JUNK | PMC_NOTE_BARE_KEY |        \
-     PMC_NOTE_EMPTY_TOKEN | PMC_NOTE_DUP_KEY | PMC_NOTE_KEY_CHARS | PMC_NOTE_NUL_IN_VALUE |       \
-     PMC_NOTE_V1_SPACES | PMC_NOTE_V1_CR | PMC_NOTE_MCMD_SPACES)
-
 /* Reusable per-decoder storage: pairs of the message being decoded and an
  * arena for unescaped values.  Grows to the largest message, never shrinks. */
 typedef struct pmc_scratch {
@@ -39,7 +30,8 @@ typedef struct pmc_body {
 static inline void pmc_body_note(pmc_body *b, const pmc_decoder_opts *o, uint32_t bit,
                                  uint64_t at)
 {
-    if ((o->strict & bit & PMC_NOTES_NONCANONICAL) && !b->strict_bit) {
+    /* continuations are structure, not a form: PMC_DEC_NO_CONCAT turns them off */
+    if ((o->strict & bit & ~(uint32_t)PMC_NOTE_CONTINUED) && !b->strict_bit) {
         b->strict_bit = bit;
         b->strict_at = at;
     }

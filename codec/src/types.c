@@ -62,6 +62,8 @@ pmc_errcode pmc_note_errcode(uint32_t note)
     case PMC_NOTE_V1_SPACES:
     case PMC_NOTE_MCMD_SPACES: return PMC_E_V1_SPACES;
     case PMC_NOTE_V1_CR: return PMC_E_V1_CR;
+    case PMC_NOTE_ESCAPED_SEMI:
+    case PMC_NOTE_V1_BACKSLASH: return PMC_E_VALUE_CHARS;
     default: return PMC_E_INTERNAL;
     }
 }

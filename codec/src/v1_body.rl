@@ -140,8 +140,11 @@ action tok_end {
 action cr { st.cr = p; note(&st, PMC_NOTE_V1_CR, p); }
 action eol {
     const char *q = st.cr ? st.cr : p;
-    if (!mcmd && q > st.base && q[-1] == ' ')
-        note(&st, PMC_NOTE_V1_SPACES, q - 1);
+    if (!mcmd && q > st.base && q[-1] == ' ') {
+        while (q > st.base && q[-1] == ' ')
+            q--; /* report the start of the trailing run */
+        note(&st, PMC_NOTE_V1_SPACES, q);
+    }
 }
 action mname_end { st.cr = NULL; st.phase = PH_KEY_START; }
 action mline_end {

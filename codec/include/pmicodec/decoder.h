@@ -44,8 +44,16 @@ typedef struct pmc_decoder_opts {
     uint32_t strict; /* pmc_note bits that are rejected instead of noted */
 } pmc_decoder_opts;
 
-/* Strict mask covering every non-canonical form. */
-#define PMC_STRICT_ALL 0xffffffffu
+/* Strict mask covering every non-canonical form (SPEC.md): left-justified or
+ * zero-padded lengths, trailing junk, bare keys, empty tokens, duplicate
+ * keys, keys outside [-_A-Za-z0-9], NUL in values, extra spaces and CR in
+ * v1 lines.  Empty values and escapes are legal and not in it; a caller may
+ * still set PMC_NOTE_EMPTY_VALUE (or any note) explicitly to reject it, as
+ * Hydra 4.1+ does. */
+#define PMC_STRICT_ALL                                                                           \
+    (PMC_NOTE_LEN_LEFT | PMC_NOTE_LEN_ZERO | PMC_NOTE_TRAILING_JUNK | PMC_NOTE_BARE_KEY |        \
+     PMC_NOTE_EMPTY_TOKEN | PMC_NOTE_DUP_KEY | PMC_NOTE_KEY_CHARS | PMC_NOTE_NUL_IN_VALUE |       \
+     PMC_NOTE_V1_SPACES | PMC_NOTE_V1_CR | PMC_NOTE_MCMD_SPACES)
 
 PMC_API void pmc_limits_default(pmc_limits *l);
 PMC_API void pmc_decoder_opts_default(pmc_decoder_opts *o); /* default limits, SEMI_ESCAPE, lenient */
