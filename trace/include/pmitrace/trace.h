@@ -1,0 +1,184 @@
+/* pmi-trace v1: a plain-text record of PMI sessions, one event per line.
+ * The format is defined in traces/README.md; this header is its C model.
+ *
+ *   pmt_trace t;
+ *   pmt_error e;
+ *   if (pmt_read_file("x.trace", &t, &e) != 0) report(e.line, e.column, e.msg);
+ *   for (size_t i = 0; i < t.nevents; i++) ... t.events[i] ...
+ *   pmt_trace_free(&t);
+ *
+ * No global state: every function works on the objects it is given. */
+#ifndef PMITRACE_TRACE_H
+#define PMITRACE_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PMT_FORMAT_VERSION 1
+#define PMT_MAGIC "# pmi-trace v1"
+#define PMT_CONN_MAX 32 /* bytes of a connection label, including the NUL */
+
+/* A parse or I/O error: 1-based line and column (0 when not about a line). */
+typedef struct pmt_error {
+    uint32_t line;
+    uint32_t column;
+    char msg[240];
+} pmt_error;
+
+/* "path:line:column: msg" (line/column omitted when 0); returns the length needed. */
+size_t pmt_error_format(const pmt_error *e, const char *path, char *buf, size_t n);
+
+/* Which peer: the process-manager client (the MPI process) or the server. */
+typedef enum pmt_side { PMT_CLIENT = 0, PMT_SERVER = 1 } pmt_side;
+
+typedef enum pmt_kind {
+    PMT_EV_OPEN = 1, /* connection opened; text holds "key=value ..." (may be empty) */
+    PMT_EV_DATA,     /* one write(): side wrote bytes (C>S: side = PMT_CLIENT) */
+    PMT_EV_EOF,      /* side closed its end / the reader saw EOF from side */
+    PMT_EV_CLOSE,    /* the recorder closed the connection */
+    PMT_EV_TIMEOUT,  /* the recorder waited and nothing came */
+    PMT_EV_NOTE,     /* free text */
+} pmt_kind;
+
+typedef struct pmt_event {
+    pmt_kind kind;
+    uint64_t usec;             /* time since the trace start, microseconds */
+    char conn[PMT_CONN_MAX];   /* "r0", "c3": [A-Za-z0-9_.-]+ */
+    pmt_side side;             /* DATA: writer; EOF: the side that closed */
+    char *data;                /* DATA: exact bytes; OPEN/NOTE: text; NUL-terminated copy */
+    size_t len;                /* bytes in data, without the terminating NUL */
+    uint32_t line;             /* source line, 0 when built in memory */
+} pmt_event;
+
+typedef enum pmt_hkind {
+    PMT_H_COMMENT = 1, /* "# text" before the first event (kept so importers can annotate) */
+    PMT_H_SOURCE,      /* "@source free text" */
+    PMT_H_META,        /* "@meta key=value" */
+    PMT_H_ENV,         /* "@env NAME=value" */
+    PMT_H_EXPECT,      /* "@expect <dir> <kind> <name> [# comment]" */
+} pmt_hkind;
+
+/* What an @expect line names. */
+typedef enum pmt_expect_kind {
+    PMT_X_NOTE = 1,  /* a decoder note (pmc_note_name) or validation note ("bool-lower") */
+    PMT_X_ERROR,     /* a decoder error code ("E_LEN_SIGN") */
+    PMT_X_VALIDATE,  /* a schema validation finding code ("E_MISSING_KEY") */
+} pmt_expect_kind;
+
+typedef struct pmt_expect {
+    pmt_side from;         /* stream: C>S = PMT_CLIENT, S>C = PMT_SERVER */
+    pmt_expect_kind kind;
+    char name[48];         /* "trailing-junk", "E_UNTERMINATED" */
+} pmt_expect;
+
+typedef struct pmt_header {
+    pmt_hkind kind;
+    char *key;       /* META/ENV: before '='; SOURCE/COMMENT/EXPECT: NULL */
+    char *value;     /* META/ENV: after '='; SOURCE/COMMENT: the text; EXPECT: the comment or NULL */
+    pmt_expect expect; /* EXPECT only */
+    uint32_t line;
+} pmt_header;
+
+typedef struct pmt_trace {
+    pmt_header *headers;
+    size_t nheaders;
+    pmt_event *events;
+    size_t nevents;
+    size_t cap_headers, cap_events; /* private */
+} pmt_trace;
+
+void pmt_trace_init(pmt_trace *t);
+void pmt_trace_free(pmt_trace *t); /* frees everything and re-initialises */
+
+/* Builders (copy their arguments).  Return 0, or -1 when memory is exhausted
+ * or an argument cannot be written in the format (conn label syntax, a
+ * newline in header text). */
+int pmt_add_comment(pmt_trace *t, const char *text);
+int pmt_add_source(pmt_trace *t, const char *text);
+int pmt_add_meta(pmt_trace *t, const char *key, const char *value);
+int pmt_add_env(pmt_trace *t, const char *name, const char *value);
+int pmt_add_expect(pmt_trace *t, const pmt_expect *x, const char *comment);
+int pmt_add_event(pmt_trace *t, pmt_kind kind, uint64_t usec, const char *conn, pmt_side side,
+                  const void *data, size_t len);
+
+/* First header of this kind (and key, for META/ENV; key NULL matches any), or NULL. */
+const pmt_header *pmt_find_header(const pmt_trace *t, pmt_hkind kind, const char *key);
+
+/* Read a whole trace.  Returns 0, or -1 with *e filled (the trace is left empty). */
+int pmt_parse(const char *buf, size_t len, pmt_trace *t, pmt_error *e);
+int pmt_read_file(const char *path, pmt_trace *t, pmt_error *e);
+int pmt_read_stream(FILE *f, pmt_trace *t, pmt_error *e);
+
+/* Write in the canonical form: magic line, headers, events.  When
+ * `annotate` is given it is called for every DATA event and may return a
+ * short text (no newline) written as a trailing "  # text" comment; readers
+ * ignore it.  Returns 0, or -1 on an I/O error (errno set). */
+typedef const char *(*pmt_annotate_fn)(const pmt_event *ev, void *ctx);
+int pmt_write(FILE *f, const pmt_trace *t, pmt_annotate_fn annotate, void *ctx);
+int pmt_write_event(FILE *f, const pmt_event *ev, const char *comment);
+
+/* "C>S" / "S>C" for a stream written by `from`. */
+const char *pmt_dir_name(pmt_side from);
+const char *pmt_expect_kind_name(pmt_expect_kind k); /* "note", "error", "validate" */
+/* Parse "C>S note trailing-junk" (the text after "@expect "; a " #" comment
+ * must already be cut off).  Returns 0, or -1 with a message in err and the
+ * 0-based offset of the bad token in *pos. */
+int pmt_expect_parse(const char *text, pmt_expect *x, size_t *pos, char *err, size_t errlen);
+
+/* Escaping of bytes inside a trace string (without the surrounding quotes):
+ * printable ASCII except '"' and '\\' as itself; \n \r \t \\ \" ; anything
+ * else as \xNN (lower-case hex).  Writes at most n bytes including a NUL
+ * and returns the length needed (like snprintf). */
+size_t pmt_escape(const void *buf, size_t len, char *out, size_t n);
+/* Bytes needed by pmt_escape for this input, without the NUL. */
+size_t pmt_escaped_len(const void *buf, size_t len);
+/* Decode an escaped string (no quotes).  out must hold len bytes.
+ * Returns 0 with *outlen set, or -1 with *errpos at the offending byte
+ * and a message in err (when err is not NULL). */
+int pmt_unescape(const char *s, size_t len, char *out, size_t *outlen, size_t *errpos,
+                 char *err, size_t errlen);
+
+/* ---------------------------------------------------------------- import */
+
+/* Raw transcript flavours found in the reference captures. */
+typedef enum pmt_import_flavour {
+    PMT_IMPORT_PROBE = 1, /* "C>S b'...'", "S>C EOF", "NOTE ...", "env {...}", "done" */
+    PMT_IMPORT_STRACE,    /* strace: write(fd, "...", n) = n / read(fd, "...", n) = m */
+} pmt_import_flavour;
+
+typedef struct pmt_import_opts {
+    const char *conn;   /* label for the one connection of the transcript ("r0") */
+    int strace_fd;      /* STRACE: the PMI fd; -1 = the fd of the first write() */
+} pmt_import_opts;
+
+/* Convert one transcript into events and headers appended to *t:
+ *   NOTE env K=V ... / env {'K': 'V'}  -> @env
+ *   NOTE scenario X                     -> @meta scenario=X
+ *   C>S / S>C bytes                     -> DATA events, every byte kept
+ *   S>C EOF, C>S 'EOF', EOF             -> eof S / eof C / eof S
+ *   S>C TIMEOUT                         -> timeout
+ *   other NOTE, SENDERR, EXC, done, ... -> note
+ * A write the capture shortened ("b'aaa'...<N bytes total>...b'aaa'") is
+ * restored only when head and tail are runs of one byte value; the trace
+ * then says so in a note.  Returns 0, or -1 with *e (line, column, what
+ * was expected). */
+int pmt_import(pmt_import_flavour fl, const char *buf, size_t len, const pmt_import_opts *o,
+               pmt_trace *t, pmt_error *e);
+
+/* Parse a Python bytes literal (b'...' or b"...") starting at s[0]:
+ * returns 0 with the bytes appended to out (*outlen updated; out must hold
+ * at least `len` more bytes) and *used = characters consumed; -1 with
+ * *errpos / err on a malformed literal. */
+int pmt_pybytes(const char *s, size_t len, char *out, size_t *outlen, size_t *used,
+                size_t *errpos, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
