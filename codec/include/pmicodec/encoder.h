@@ -65,6 +65,8 @@ PMC_API void pmc_out_reset(pmc_out *o); /* len = 0, keeps the memory */
 PMC_API void pmc_out_free(pmc_out *o);
 
 enum { PMC_ENC_INLINE = 24 };
+/* Longest key or command name the encoder writes (SPEC KEY-1). */
+enum { PMC_ENC_MAX_NAME = 64 };
 
 typedef struct pmc_field {
     pmc_slice key;
@@ -75,7 +77,7 @@ typedef struct pmc_field {
 typedef struct pmc_enc {
     pmc_wire wire;
     pmc_slice cmd;
-    pmc_field *fields;
+    pmc_field *fields; /* heap array beyond PMC_ENC_INLINE fields; NULL while `inl` is used */
     size_t n, cap;
     pmc_field inl[PMC_ENC_INLINE];
     char nums[PMC_ENC_INLINE][24]; /* text of integers added with pmc_enc_int */
@@ -93,12 +95,26 @@ PMC_API void pmc_enc_slice(pmc_enc *e, pmc_slice key, pmc_slice val);
 PMC_API void pmc_enc_int(pmc_enc *e, const char *key, long long v);
 PMC_API void pmc_enc_bool(pmc_enc *e, const char *key, bool v);
 /* Append the wire bytes to `out` (NULL dialect: strict).  Returns 0, or -1
- * with *err filled (PMC_E_ENC_*).  Releases what the builder allocated. */
+ * with *err filled (PMC_E_ENC_*, PMC_E_NOMEM) and `out` unchanged.  Releases
+ * what the builder allocated.  The encoder writes only canonical forms:
+ *   - command names and keys are [-_A-Za-z0-9]{1,64}; otherwise PMC_E_ENC_VALUE
+ *     (command) or PMC_E_ENC_KEY (key); in v2, "concat"/"concatid" keys and
+ *     the command "concat" are reserved for the continuations it writes;
+ *   - v2 values: ';' is doubled when the dialect escapes, else PMC_E_ENC_VALUE;
+ *   - v1 values: no ' ' (unless v1_backslash: "\ " and "\\"), '\n', '\r';
+ *   - mcmd: only "spawn"; values may hold spaces but no '\n' or '\r';
+ *   - NUL in any value: PMC_E_ENC_VALUE (peers cut values there);
+ *   - empty values are written as "key=".
+ * A v2 body above the dialect's max_frame is split at pair boundaries into
+ * concat continuation frames (ids from a process-wide counter starting at 1);
+ * a pair that fits no frame is PMC_E_ENC_TOO_LARGE. */
 PMC_API int pmc_enc_end(pmc_enc *e, const pmc_dialect *d, pmc_out *out, pmc_error *err);
 /* Discard a builder without writing. */
 PMC_API void pmc_enc_abandon(pmc_enc *e);
 
-/* Re-encode a decoded message (round trips, trace rewriting). */
+/* Re-encode a decoded message (round trips, trace rewriting).  Values are
+ * written as text: booleans keep their spelling, and a bare key
+ * (PMC_PAIR_BARE) is written in canonical form, "key=". */
 PMC_API int pmc_encode_msg(const pmc_msg *m, const pmc_dialect *d, pmc_out *out, pmc_error *err);
 
 #ifdef __cplusplus
