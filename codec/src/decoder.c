@@ -183,8 +183,10 @@ static long find_dup_range(pmc_scratch *s, size_t from, size_t to)
 
 /* Spawn repeats maxprocs/argc/argv<i> in every "subcmd" segment: keys are
  * unique per segment, not per message. */
-static long find_dup(pmc_scratch *s)
+static long find_dup(pmc_scratch *s, pmc_cmd cmd)
 {
+    if (cmd != PMC_V2_SPAWN)
+        return find_dup_range(s, 0, s->npairs);
     size_t start = 0;
     for (size_t i = 0; i <= s->npairs; i++) {
         if (i < s->npairs && !(s->pairs[i].key.len == 6 && memcmp(s->pairs[i].key.ptr, "subcmd", 6) == 0))
@@ -443,7 +445,8 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
         return PMC_ERR;
     }
 
-    long dup = find_dup(s);
+    pmc_cmd cmd = pmc_cmd_lookup(w, body.name.ptr, body.name.len);
+    long dup = find_dup(s, cmd);
     if (dup >= 0)
         pmc_body_note(&body, &d->o, PMC_NOTE_DUP_KEY,
                       off + (uint64_t)(s->pairs[dup].key.ptr - b));
@@ -460,7 +463,7 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
 
     m->wire = w;
     m->name = body.name;
-    m->cmd = (int)pmc_cmd_lookup(w, body.name.ptr, body.name.len);
+    m->cmd = (int)cmd;
     m->pairs = s->pairs;
     m->npairs = s->npairs;
     m->raw = (pmc_slice){ b, mlen };

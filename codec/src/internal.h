@@ -64,6 +64,9 @@ void pmc_scratch_fix_arena(pmc_scratch *s, size_t from);
 
 /* First byte in [p, end) equal to ';' or NUL, or end. */
 const char *pmc_scan_v2_value(const char *p, const char *end);
+/* The same, stepping over ";;" escapes (counted in *escapes): the first
+ * ';' not followed by another ';', a NUL, or end. */
+const char *pmc_scan_v2_value_esc(const char *p, const char *end, size_t *escapes);
 /* First byte in [p, end) that ends a v1 value: ' ', '\n', '\r', and '\\'
  * when `backslash` is set; or end. */
 const char *pmc_scan_v1_value(const char *p, const char *end, bool backslash);

@@ -41,6 +41,21 @@ const char *pmc_scan_v2_value(const char *p, const char *end)
     return p;
 }
 
+const char *pmc_scan_v2_value_esc(const char *p, const char *end, size_t *escapes)
+{
+    /* Jump over ";;" pairs too, so an escaped value stays on the vector path
+     * instead of dropping into the grammar at every ';'. */
+    for (;;) {
+        const char *q = pmc_scan_v2_value(p, end);
+        if (q + 1 < end && q[0] == ';' && q[1] == ';') {
+            ++*escapes;
+            p = q + 2;
+            continue;
+        }
+        return q;
+    }
+}
+
 const char *pmc_scan_v1_value(const char *p, const char *end, bool backslash)
 {
 #if defined(__SSE2__)

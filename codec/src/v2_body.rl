@@ -24,6 +24,7 @@ typedef struct v2_parse {
     const char *val_start, *val_end; /* val_end: the candidate terminating ';' */
     size_t escapes;                  /* ";;" pairs in the pending value */
     bool pending;                    /* a key=value pair waits to be pushed */
+    bool esc;                        /* ";;" is an escape (PMC_DEC_SEMI_ESCAPE) */
     bool failed;
 } v2_parse;
 
@@ -134,8 +135,14 @@ action vskip {
     if (fc == 0)
         note(&st, PMC_NOTE_NUL_IN_VALUE, p);
     /* short values (a rank, a flag) end right here: skip the vector scan */
-    if (p + 1 < pe && p[1] != ';' && p[1] != 0)
-        fexec pmc_scan_v2_value(p + 1, pe);
+    if (p + 1 < pe && p[1] != ';' && p[1] != 0) {
+        if (st.esc)
+            fexec pmc_scan_v2_value_esc(p + 1, pe, &st.escapes);
+        else
+            fexec pmc_scan_v2_value(p + 1, pe);
+    } else if (st.esc && p + 2 < pe && p[1] == ';' && p[2] == ';') {
+        fexec pmc_scan_v2_value_esc(p + 1, pe, &st.escapes);
+    }
 }
 action vsemi { st.val_end = p; st.phase = PH_KEY_START; }
 action vesc { st.escapes++; st.phase = PH_VALUE; }
@@ -219,7 +226,8 @@ int pmc_v2_body_parse(const char *body, size_t len, uint64_t off, const pmc_deco
     out->thrid = (pmc_slice){ NULL, 0 };
     out->first_pair = s->npairs;
     const char *p = body, *pe = body + len, *eof = pe;
-    int cs = (o->flags & PMC_DEC_SEMI_ESCAPE) ? pmi_v2_body_en_main : pmi_v2_body_en_raw;
+    st.esc = (o->flags & PMC_DEC_SEMI_ESCAPE) != 0;
+    int cs = st.esc ? pmi_v2_body_en_main : pmi_v2_body_en_raw;
     (void)eof;
     %% write exec;
     if (st.failed)
