@@ -5,6 +5,7 @@
 #define PMIMOCK_LAUNCH_H
 
 #include "pmiserver/server.h"
+#include "hooks.h"
 
 #include <sys/types.h>
 
@@ -20,6 +21,9 @@ typedef struct launch_opts {
     int kill_grace_ms;   /* SIGTERM, then SIGKILL after this long */
     char **extra_env;    /* KEY=VALUE strings set in every rank (launch hooks) */
     char **unset_env;    /* names removed from every rank's environment */
+    char **pm_env;       /* KEY=VALUE the launcher itself adds (PMI_SOCKTYPE, ...),
+                          * applied after the hook's edits */
+    hooks *hooks;        /* rank-exit hook; NULL: none */
 } launch_opts;
 
 typedef struct launch_proc {
@@ -34,13 +38,23 @@ typedef struct launch_proc {
     size_t outlen[2];
 } launch_proc;
 
+/* PMI_PORT modes: one listener per job, since a connection belongs to the
+ * job of the listener it came in on (spawned jobs get their own). */
+typedef struct launch_port {
+    pms_job *job;
+    char portbuf[256];   /* PMI_PORT value */
+} launch_port;
+
 typedef struct launcher {
     pms_server *srv;
     launch_opts o;
-    launch_proc *procs;
+    launch_proc **procs; /* stable addresses: output watches point at them */
     size_t nprocs, cap;
-    char portbuf[256];   /* PMI_PORT value in port modes */
-    char *sockdir;       /* temp dir for the UNIX socket */
+    launch_port *ports;
+    size_t nports;
+    char *sockdir;       /* temp dir for the UNIX sockets */
+    bool leftovers_killed; /* every rank exited: their process groups were signalled */
+    long long leftovers_at_ms;
     bool killing;        /* job teardown in progress */
     long long kill_at_ms;
     int exit_code;       /* what pmi-mockserver exits with */
@@ -56,6 +70,11 @@ void launcher_reap(launcher *L);
 bool launcher_done(const launcher *L);
 /* Kill every process (SIGTERM, later SIGKILL). */
 void launcher_kill_all(launcher *L, const char *why);
+/* Second interrupt: SIGKILL now. */
+void launcher_kill_now(launcher *L);
+/* On a fatal signal in the launcher itself (crash), SIGKILL every rank's
+ * process group before dying: no orphaned job. */
+void launcher_crash_guard(launcher *L);
 /* Periodic work: escalate kills. */
 void launcher_tick(launcher *L);
 void launcher_cleanup(launcher *L);

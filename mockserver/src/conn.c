@@ -1,6 +1,8 @@
 /* Connections: non-blocking reads into the decoder, a write queue per
- * connection, replies built with the codec's encoder.  One slow or hostile
- * peer only ever costs its own buffer: nothing here blocks. */
+ * connection, replies built with the codec's encoder, TLS when the listener
+ * asks for it.  One slow or hostile peer only ever costs its own buffer:
+ * nothing here blocks, a peer that does not read its replies stops being
+ * read (backpressure) and is closed when it stays stuck. */
 #include "internal.h"
 
 #include <errno.h>
@@ -9,8 +11,34 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "pmitrace/trace.h"
+
 /* Reads per readiness event before the loop serves others (fairness). */
 enum { READS_PER_EVENT = 4 };
+/* Drained output prefix worth compacting away (a slow reader's queue). */
+enum { COMPACT_MIN = 65536 };
+/* conn_recv / conn_send results besides a byte count */
+enum { IO_EOF = 0, IO_AGAIN = -1, IO_FAIL = -2 };
+
+static size_t unsent(const pms_conn *c)
+{
+    return c->out.len - c->out_off;
+}
+
+static void trace_data(pms_conn *c, int side, const void *p, size_t n)
+{
+    if (c->srv->trace)
+        pms_trace_event(c->srv, c, PMT_EV_DATA, side, p, n);
+}
+
+/* An abnormal end: always logged (with the rank), whatever the verbosity. */
+static void conn_fail(pms_conn *c, const char *why)
+{
+    if (c->dead)
+        return;
+    pms_log(c->srv, 0, "conn %d (rank %d%s): %s", c->id, c->rank, c->tls ? ", tls" : "", why);
+    pms_conn_close(c, why);
+}
 
 pms_conn *pms_conn_new(pms_server *s, int fd, pms_job *job, int rank)
 {
@@ -36,8 +64,11 @@ pms_conn *pms_conn_new(pms_server *s, int fd, pms_job *job, int rank)
         return NULL;
     }
     if (fd >= 0) {
-        struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = c };
+        c->ev_mask = EPOLLIN | EPOLLRDHUP;
+        struct epoll_event ev = { .events = c->ev_mask, .data.ptr = c };
         if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+            if (job && rank >= 0)
+                job->ranks[rank].conn = NULL;
             pmc_decoder_free(c->dec);
             free(c);
             return NULL;
@@ -46,6 +77,12 @@ pms_conn *pms_conn_new(pms_server *s, int fd, pms_job *job, int rank)
     c->next = s->conns;
     s->conns = c;
     pms_log(s, 1, "conn %d: open (fd %d, rank %d)", c->id, fd, rank);
+    if (s->trace) {
+        char info[64] = "";
+        if (rank >= 0)
+            snprintf(info, sizeof info, "rank=%d", rank);
+        pms_trace_event(s, c, PMT_EV_OPEN, PMT_SERVER, info, strlen(info));
+    }
     return c;
 }
 
@@ -56,6 +93,14 @@ void pms_conn_close(pms_conn *c, const char *why)
     pms_server *s = c->srv;
     pms_log(s, 1, "conn %d: close (rank %d): %s", c->id, c->rank, why);
     c->dead = true;
+    if (s->trace) {
+        pms_trace_event(s, c, PMT_EV_NOTE, PMT_SERVER, why, strcspn(why, "\n"));
+        pms_trace_event(s, c, PMT_EV_CLOSE, PMT_SERVER, NULL, 0);
+    }
+    if (c->tls) {
+        pms_tls_free(c->tls);
+        c->tls = NULL;
+    }
     if (c->fd >= 0) {
         epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
         close(c->fd);
@@ -70,43 +115,107 @@ void pms_conn_close(pms_conn *c, const char *why)
     }
 }
 
+/* Which readiness the connection waits for now.  Reading stops while the
+ * replies back up (paused) or the connection is closing; a TLS write that
+ * needs the peer's next record still reads, a TLS read that must send
+ * (handshake) still writes. */
 static void update_interest(pms_conn *c)
 {
-    if (c->fd < 0)
+    if (c->fd < 0 || c->dead)
         return;
-    bool want = c->out_off < c->out.len;
-    if (want == c->want_write)
+    bool wr_needs_rd = c->tls && pms_tls_write_wants_read(c->tls);
+    bool rd_needs_wr = c->tls && pms_tls_read_wants_write(c->tls);
+    uint32_t ev = 0;
+    if (!c->paused && !c->closing)
+        ev |= EPOLLIN | EPOLLRDHUP;
+    else if (wr_needs_rd)
+        ev |= EPOLLIN;
+    if ((unsent(c) && !wr_needs_rd) || rd_needs_wr)
+        ev |= EPOLLOUT;
+    if (ev == c->ev_mask)
         return;
-    struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP | (want ? EPOLLOUT : 0),
-                              .data.ptr = c };
-    epoll_ctl(c->srv->epfd, EPOLL_CTL_MOD, c->fd, &ev);
-    c->want_write = want;
+    struct epoll_event e = { .events = ev, .data.ptr = c };
+    if (epoll_ctl(c->srv->epfd, EPOLL_CTL_MOD, c->fd, &e) < 0) {
+        conn_fail(c, "epoll_ctl failed");
+        return;
+    }
+    c->ev_mask = ev;
+}
+
+static ssize_t conn_send(pms_conn *c, const void *p, size_t n, char *why, size_t wn)
+{
+    if (c->tls)
+        return pms_tls_write(c->tls, p, n, why, wn); /* same result codes */
+    for (;;) {
+        ssize_t r = write(c->fd, p, n);
+        if (r > 0)
+            return r;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return IO_AGAIN;
+        snprintf(why, wn, "write: %s", r < 0 ? strerror(errno) : "returned 0");
+        return IO_FAIL;
+    }
+}
+
+static ssize_t conn_recv(pms_conn *c, void *p, size_t n, char *why, size_t wn)
+{
+    if (c->tls)
+        return pms_tls_read(c->tls, p, n, why, wn);
+    for (;;) {
+        ssize_t r = read(c->fd, p, n);
+        if (r >= 0)
+            return r;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return IO_AGAIN;
+        snprintf(why, wn, "read: %s", strerror(errno));
+        return IO_FAIL;
+    }
 }
 
 void pms_conn_flush(pms_conn *c)
 {
     if (c->dead || c->fd < 0)
         return;
-    while (c->out_off < c->out.len) {
-        ssize_t n = write(c->fd, c->out.buf + c->out_off, c->out.len - c->out_off);
+    char why[256];
+    while (unsent(c)) {
+        const char *p = c->out.buf + c->out_off;
+        ssize_t n = conn_send(c, p, unsent(c), why, sizeof why);
         if (n > 0) {
+            trace_data(c, PMT_SERVER, p, (size_t)n);
             c->out_off += (size_t)n;
+            c->blocked_ms = 0;
             continue;
         }
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        if (n == IO_AGAIN) {
+            if (!c->blocked_ms)
+                c->blocked_ms = pms_now_ms();
             break;
-        pms_conn_close(c, n < 0 ? strerror(errno) : "write returned 0");
+        }
+        conn_fail(c, why);
         return;
     }
-    if (c->out_off == c->out.len) {
+    if (!unsent(c)) {
         pmc_out_reset(&c->out);
         c->out_off = 0;
         if (c->closing) {
             pms_conn_close(c, "finished");
             return;
         }
+    } else if (c->out_off >= COMPACT_MIN && c->out_off * 2 >= c->out.len) {
+        /* A slow reader must not make the queue grow by what it already
+         * took.  TLS accepts the moved buffer (same bytes, new address). */
+        memmove(c->out.buf, c->out.buf + c->out_off, unsent(c));
+        c->out.len -= c->out_off;
+        c->out_off = 0;
+    }
+    if (c->paused && unsent(c) <= c->srv->cfg.out_limit / 2) {
+        c->paused = false;
+        c->resume = true; /* the loop serves what was held back (pms_conn_service) */
+        pms_log(c->srv, 1, "conn %d: replies drained, reading again", c->id);
     }
     update_interest(c);
 }
@@ -116,7 +225,7 @@ void pms_send_raw(pms_conn *c, const void *buf, size_t len)
     if (c->dead)
         return;
     if (pmc_out_append(&c->out, buf, len) < 0) {
-        pms_conn_close(c, "out of memory for output");
+        conn_fail(c, "out of memory for output");
         return;
     }
     pms_conn_flush(c);
@@ -196,52 +305,72 @@ void pms_reply_error(pms_conn *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid,
     pms_reply_send(c);
 }
 
-int pms_rc_for(pmc_errcode code)
-{
-    switch (code) {
-    case PMC_E_KEY_TOO_LONG: return PMS_RC_INVALID_KEY_LENGTH;
-    case PMC_E_VAL_TOO_LONG: return PMS_RC_INVALID_VAL_LENGTH;
-    case PMC_E_KEY_EMPTY:
-    case PMC_E_KEY_CHARS:
-    case PMC_E_NUL: return PMS_RC_INVALID_KEY;
-    case PMC_E_MISSING_KEY:
-    case PMC_E_BAD_INT:
-    case PMC_E_BAD_BOOL:
-    case PMC_E_INDEX:
-    case PMC_E_COUNT:
-    case PMC_E_RANGE: return PMS_RC_INVALID_ARG;
-    case PMC_E_UNKNOWN_CMD: return PMS_RC_OTHER;
-    default: return PMS_RC_INVALID_ARGS;
-    }
-}
-
 static void decode_error(pms_conn *c, const pmc_error *e)
 {
     char b[320];
     pmc_error_format(e, b, sizeof b);
     if (e->fatal) {
         /* The stream cannot be resynchronised: say why once, then close. */
-        pms_conn_close(c, b);
+        conn_fail(c, b);
         return;
     }
-    pms_reply_error(c, e->wire, e->cmd, e->thrid, pms_rc_for(e->code), "%s: %s",
+    pms_reply_error(c, e->wire, e->cmd, e->thrid, pms_rc_of(e->code), "%s: %s",
                     pmc_errcode_name(e->code), e->detail);
 }
 
-/* Decode and dispatch everything complete in the buffer. */
+/* --require-auth: until the challenge succeeded a connection may send only
+ * fullinit and auth-response-complete.  Anything else (a PMI-1 init, a
+ * kvs-put before fullinit) gets an error and the connection closes, so no
+ * request of an unauthenticated peer is ever served. */
+static bool auth_gate(pms_conn *c, const pmc_msg *m)
+{
+    const pms_server *s = c->srv;
+    if (!s->cfg.require_auth || !s->cfg.secret || c->auth.state == PMC_AUTH_ACCEPTED)
+        return true;
+    if (m->wire == PMC_WIRE_V2 &&
+        (m->cmd == PMC_V2_FULLINIT || m->cmd == PMC_V2_AUTH_RESPONSE_COMPLETE))
+        return true;
+    char why[160];
+    snprintf(why, sizeof why, "'%.*s' before authentication (this server requires authtype=%s)",
+             (int)(m->name.len > 64 ? 64 : m->name.len), m->name.ptr ? m->name.ptr : "",
+             PMC_AUTH_TYPE);
+    pms_log(c->srv, 0, "conn %d (rank %d): refused: %s", c->id, c->rank, why);
+    pms_reply_error(c, m->wire, m->name, m->thrid, PMS_RC_INIT, "%s", why);
+    if (!c->dead) {
+        c->closing = true;
+        pms_conn_flush(c);
+    }
+    return false;
+}
+
+/* Backpressure: stop serving a connection whose replies back up. */
+static void check_backlog(pms_conn *c)
+{
+    if (c->dead || c->fd < 0 || c->paused || unsent(c) <= c->srv->cfg.out_limit)
+        return;
+    c->paused = true;
+    pms_log(c->srv, 1, "conn %d (rank %d): %zu bytes of replies unsent: not reading until the "
+            "peer catches up", c->id, c->rank, unsent(c));
+    update_interest(c);
+}
+
+/* Decode and dispatch everything complete in the buffer (until paused). */
 static void process(pms_conn *c)
 {
     pmc_msg m;
     pmc_error e;
     int rc;
-    while (!c->dead && !c->closing && (rc = pmc_decoder_next(c->dec, &m, &e)) != PMC_AGAIN) {
+    while (!c->dead && !c->closing && !c->paused &&
+           (rc = pmc_decoder_next(c->dec, &m, &e)) != PMC_AGAIN) {
         if (rc == PMC_MSG) {
             if (c->srv->cfg.verbose >= 2)
                 pms_log(c->srv, 2, "conn %d: C>S %.*s", c->id, (int)m.raw.len, m.raw.ptr);
-            pms_dispatch(c, &m);
+            if (auth_gate(c, &m))
+                pms_dispatch(c, &m);
         } else {
             decode_error(c, &e);
         }
+        check_backlog(c);
     }
 }
 
@@ -249,8 +378,9 @@ int pms_conn_input(pms_conn *c, const void *buf, size_t len)
 {
     if (c->dead)
         return -1;
+    trace_data(c, PMT_CLIENT, buf, len);
     if (pmc_decoder_feed(c->dec, buf, len) < 0) {
-        pms_conn_close(c, "out of memory for input");
+        conn_fail(c, "out of memory for input");
         return -1;
     }
     process(c);
@@ -260,10 +390,12 @@ int pms_conn_input(pms_conn *c, const void *buf, size_t len)
 static void at_eof(pms_conn *c)
 {
     pmc_error e;
+    if (c->srv->trace)
+        pms_trace_event(c->srv, c, PMT_EV_EOF, PMT_CLIENT, NULL, 0);
     if (pmc_decoder_finish(c->dec, &e) == PMC_ERR) {
         char b[320];
         pmc_error_format(&e, b, sizeof b);
-        pms_conn_close(c, b);
+        conn_fail(c, b); /* a message cut off by the peer's close */
         return;
     }
     pms_conn_close(c, c->finalized ? "closed after finalize" : "closed before finalize");
@@ -271,31 +403,84 @@ static void at_eof(pms_conn *c)
 
 void pms_conn_readable(pms_conn *c)
 {
-    for (int i = 0; i < READS_PER_EVENT && !c->dead; i++) {
+    char why[256];
+    for (int i = 0; i < READS_PER_EVENT && !c->dead && !c->paused && !c->closing; i++) {
         size_t avail = 0;
         void *p = pmc_decoder_space(c->dec, PMS_READ_CHUNK, &avail);
         if (!p) {
-            pms_conn_close(c, "out of memory for input");
+            conn_fail(c, "out of memory for input");
             return;
         }
-        ssize_t n = read(c->fd, p, avail);
+        ssize_t n = conn_recv(c, p, avail, why, sizeof why);
         if (n > 0) {
+            trace_data(c, PMT_CLIENT, p, (size_t)n);
             pmc_decoder_commit(c->dec, (size_t)n);
             process(c);
-            if ((size_t)n < avail)
-                return;
+            if ((size_t)n < avail && !(c->tls && !c->dead && pms_tls_pending(c->tls)))
+                break;
             continue;
         }
-        if (n == 0) {
+        if (n == IO_EOF) {
             at_eof(c);
             return;
         }
-        if (errno == EINTR) {
-            i--;
-            continue;
-        }
-        if (errno != EAGAIN && errno != EWOULDBLOCK)
-            pms_conn_close(c, strerror(errno));
+        if (n == IO_AGAIN)
+            break;
+        conn_fail(c, why);
         return;
     }
+    update_interest(c);
+}
+
+void pms_conn_event(pms_conn *c, uint32_t events)
+{
+    if (c->dead)
+        return;
+    if (c->tls) {
+        /* Either readiness can unblock either direction of a TLS session
+         * (the handshake, a write waiting for a record): try both. */
+        if (unsent(c))
+            pms_conn_flush(c);
+        if (!c->dead && !c->paused && !c->closing)
+            pms_conn_readable(c);
+    } else {
+        if (events & EPOLLOUT)
+            pms_conn_flush(c);
+        if (!c->dead && !c->paused && !c->closing &&
+            (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
+            pms_conn_readable(c);
+    }
+    /* Not reading (paused or closing) and the peer is gone: nothing left
+     * to deliver to. */
+    if (!c->dead && (c->paused || c->closing) && (events & (EPOLLHUP | EPOLLERR))) {
+        char why[96];
+        snprintf(why, sizeof why, "peer hung up with %zu bytes of replies unsent", unsent(c));
+        conn_fail(c, why);
+    }
+    if (!c->dead)
+        update_interest(c);
+}
+
+bool pms_conn_service(pms_conn *c, long long now_ms)
+{
+    if (c->dead)
+        return false;
+    if (c->resume && !c->paused) {
+        c->resume = false;
+        process(c);
+        if (!c->dead)
+            pms_conn_flush(c);
+    }
+    if (!c->dead && c->tls && !c->paused && !c->closing && pms_tls_pending(c->tls))
+        pms_conn_readable(c);
+    int stall = c->srv->cfg.stall_timeout_ms;
+    if (!c->dead && (c->paused || c->closing) && unsent(c) && stall > 0 && c->blocked_ms &&
+        now_ms - c->blocked_ms >= stall) {
+        char why[160];
+        snprintf(why, sizeof why, "peer does not read its replies: %zu bytes unsent, no progress "
+                 "for %d ms", unsent(c), stall);
+        conn_fail(c, why);
+    }
+    return !c->dead && (c->resume || (c->tls && !c->paused && !c->closing &&
+                                      pms_tls_pending(c->tls)));
 }

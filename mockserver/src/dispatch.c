@@ -2,22 +2,117 @@
  * malformed one with a specific error, hand the rest to the handlers. */
 #include "internal.h"
 
-static void reject_invalid(pms_conn *c, const pmc_msg *m, const pmc_vreport *rep)
+#include <string.h>
+
+/* SPEC RC-6: 1 a failed operation or missing item, 3 a missing or malformed
+ * key, 10 an unknown or unparsable command.  Clients must not depend on the
+ * numbers; these are what this project's servers send. */
+int pms_rc_of(pmc_errcode code)
 {
-    const pmc_finding *f = NULL;
-    for (size_t i = 0; i < rep->n && !f; i++)
+    switch (code) {
+    case PMC_E_UNKNOWN_CMD:
+    case PMC_E_WRONG_DIRECTION:
+    case PMC_E_NO_CMD:
+    case PMC_E_CMD_EMPTY:
+    case PMC_E_CMD_CHARS:
+    case PMC_E_UNTERMINATED:
+    case PMC_E_MCMD_SYNTAX:
+        return PMS_RC_UNKNOWN;
+    case PMC_E_MISSING_KEY:
+    case PMC_E_BAD_INT:
+    case PMC_E_BAD_BOOL:
+    case PMC_E_INDEX:
+    case PMC_E_COUNT:
+    case PMC_E_RANGE:
+    case PMC_E_KEY_EMPTY:
+    case PMC_E_KEY_CHARS:
+    case PMC_E_KEY_TOO_LONG:
+    case PMC_E_VAL_TOO_LONG:
+    case PMC_E_VALUE_CHARS:
+    case PMC_E_EMPTY_VALUE:
+    case PMC_E_BARE_KEY:
+    case PMC_E_DUP_KEY:
+    case PMC_E_NUL:
+    case PMC_E_BAD_ESCAPE:
+        return PMS_RC_KEY;
+    default:
+        return PMS_RC_FAIL;
+    }
+}
+
+/* ERR-7: "cmd=<name>-response;rc=10;errmsg=unknown command;" (PMI-2) or
+ * "cmd=<name>_result rc=10 msg=unknown_command" (PMI-1); V1CMD-25 and JOB-7
+ * send the commands a server lacks down the same path.  Hydra ends the job
+ * (here: closes the connection), Slurm says nothing. */
+void pms_unknown_command(pms_conn *c, const pmc_msg *m)
+{
+    const pms_persona *p = c->srv->persona;
+    pms_log(c->srv, 1, "conn %d: unknown command '%.*s'", c->id,
+            (int)(m->name.len > 80 ? 80 : m->name.len), m->name.ptr ? m->name.ptr : "");
+    if (p->on_error == PMS_ERR_CLOSE) {
+        pms_conn_close(c, "unknown command");
+        return;
+    }
+    if (p->on_error == PMS_ERR_SILENT)
+        return;
+    if (!m->name.len) {
+        pms_conn_close(c, "no command name"); /* ERR-6 */
+        return;
+    }
+    bool v2 = m->wire == PMC_WIRE_V2;
+    char name[112];
+    snprintf(name, sizeof name, v2 ? "%.*s-response" : "%.*s_result",
+             (int)(m->name.len > 80 ? 80 : m->name.len), m->name.ptr);
+    pmc_enc *e = pms_reply_begin(c, v2 ? PMC_WIRE_V2 : PMC_WIRE_V1, name,
+                                 v2 ? m->thrid : (pmc_slice){ NULL, 0 });
+    pmc_enc_int(e, "rc", PMS_RC_UNKNOWN);
+    pmc_enc_str(e, v2 ? "errmsg" : "msg", v2 ? "unknown command" : "unknown_command");
+    pms_reply_send(c);
+}
+
+static const pmc_finding *first_fatal(const pmc_vreport *rep)
+{
+    for (size_t i = 0; i < rep->n; i++)
         if (rep->f[i].fatal)
-            f = &rep->f[i];
+            return &rep->f[i];
+    return NULL;
+}
+
+static void reject_invalid(pms_conn *c, const pmc_msg *m, const pmc_finding *f)
+{
     pmc_errcode code = f ? f->code : PMC_E_INTERNAL;
-    pms_reply_error(c, m->wire, m->name, m->thrid, pms_rc_for(code), "%s: %s",
-                    pmc_errcode_name(code), f ? f->detail : "invalid request");
+    if (code == PMC_E_UNKNOWN_CMD || code == PMC_E_WRONG_DIRECTION) {
+        pms_unknown_command(c, m);
+        return;
+    }
+    /* ERR-4 / ERR-8: say which key or rule was broken */
+    if (code == PMC_E_MISSING_KEY && f->key.ptr)
+        pms_reply_error(c, m->wire, m->name, m->thrid, pms_rc_of(code),
+                        "missing required key: %.*s", (int)(f->key.len > 64 ? 64 : f->key.len),
+                        f->key.ptr);
+    else
+        pms_reply_error(c, m->wire, m->name, m->thrid, pms_rc_of(code), "%s: %s",
+                        pmc_errcode_name(code), f ? f->detail : "invalid request");
+}
+
+/* Slurm answers a kvs-put without value with rc=0 and stores nothing (S3);
+ * the persona reproduces that instead of the error response. */
+static bool slurm_put_without_value(const pms_conn *c, const pmc_msg *m, const pmc_vreport *rep)
+{
+    if (!c->srv->persona->put_novalue_ok || m->cmd != PMC_V2_KVS_PUT)
+        return false;
+    for (size_t i = 0; i < rep->n; i++)
+        if (rep->f[i].fatal && !(rep->f[i].code == PMC_E_MISSING_KEY &&
+                                 pmc_slice_eq(rep->f[i].key, "value")))
+            return false;
+    return true;
 }
 
 void pms_dispatch(pms_conn *c, const pmc_msg *m)
 {
     pmc_vreport rep;
-    if (!pmc_validate(m, PMC_VAL_REQUEST, &rep))
-        reject_invalid(c, m, &rep);
+    if (!pmc_validate(m, PMC_VAL_REQUEST, &rep) && !slurm_put_without_value(c, m, &rep))
+        reject_invalid(c, m, first_fatal(&rep));
     else if (m->wire == PMC_WIRE_V2)
         pms_handle_v2(c, m);
     else

@@ -5,6 +5,7 @@
 #include "pmiserver/server.h"
 #include "kvs.h"
 #include "persona.h"
+#include "tls.h"
 
 #include <stdarg.h>
 
@@ -34,6 +35,7 @@ typedef enum pms_wait_kind {
     PMS_WAIT_BARRIER,      /* PMI-1 barrier_in */
     PMS_WAIT_NODEATTR,     /* info-getnodeattr wait=TRUE */
     PMS_WAIT_KVS_GET,      /* kvs-get of a missing key while ranks are behind (lazy fence) */
+    PMS_WAIT_RING,         /* Slurm ring: key = ring-left, group = ring-right, epoch = count */
 } pms_wait_kind;
 
 typedef struct pms_wait {
@@ -98,6 +100,13 @@ struct pms_conn {
     pmc_auth_server auth;
     bool auth_wait;       /* a challenge is outstanding */
     int pmi1_spawn_segments; /* mcmd=spawn blocks received for the current spawn */
+    pms_tls *tls;         /* TLS session (TLS listeners), NULL for plain sockets */
+    uint32_t ev_mask;     /* epoll events registered */
+    bool paused;          /* backpressure: unsent replies above out_limit */
+    bool resume;          /* drained while paused: serve buffered requests */
+    long long blocked_ms; /* since when writes block without progress; 0 = not */
+    struct pms_spawn_req *pmi1_spawn; /* blocks of a PMI-1 spawn so far (spawn.c) */
+    struct pms_putall *putall;        /* kvs-putall in progress (kvsall.c) */
     pms_conn *next;
 };
 
@@ -105,6 +114,7 @@ typedef struct pms_listener {
     int evkind;           /* PMS_EV_LISTEN */
     int fd;
     bool is_unix;
+    bool tls;             /* accepted connections speak TLS */
     char *path;
     pms_job *job;
     struct pms_listener *next;
@@ -128,7 +138,9 @@ struct pms_server {
     pms_kvs names;        /* name service: service -> port */
     pms_events ev;
     char err[256];
-    FILE *trace;
+    FILE *trace;          /* --trace: pmi-trace v1 events (server.c) */
+    long long t0_us;      /* trace timestamps count from here */
+    pms_tls_ctx *tls;     /* NULL: TCP listeners are plain */
     pmc_enc enc;          /* reply under construction */
 };
 
@@ -139,12 +151,25 @@ void pms_log(pms_server *s, int level, const char *fmt, ...)
 #endif
     ;
 
+/* monotonic clock */
+long long pms_now_ms(void);
+
+/* trace recording (no-ops without --trace); kind/side are pmt_kind/pmt_side */
+void pms_trace_event(pms_server *s, const pms_conn *c, int kind, int side, const void *data,
+                     size_t len);
+
 /* connections */
 pms_conn *pms_conn_new(pms_server *s, int fd, pms_job *job, int rank);
 void pms_conn_close(pms_conn *c, const char *why);
 int pms_conn_input(pms_conn *c, const void *buf, size_t len); /* in-memory feed + dispatch */
 void pms_conn_flush(pms_conn *c);
 void pms_conn_readable(pms_conn *c);
+/* epoll reported `events` for this connection */
+void pms_conn_event(pms_conn *c, uint32_t events);
+/* work epoll cannot report: requests held back by backpressure, TLS
+ * records already decrypted, stalled peers.  Returns true when the
+ * connection still has such work (the loop must not sleep). */
+bool pms_conn_service(pms_conn *c, long long now_ms);
 
 /* replies: begin, add fields (pmc_enc_* on &s->enc), send */
 pmc_enc *pms_reply_begin(pms_conn *c, pmc_wire wire, const char *cmd, pmc_slice thrid);
@@ -191,8 +216,29 @@ enum {
     PMS_RC_INVALID_VAL_LENGTH = 7,
     PMS_RC_INVALID_ARGS = 10,
     PMS_RC_OTHER = 14,
+    /* what this project's servers send (SPEC RC-6) */
+    PMS_RC_FAIL = 1,    /* a failed operation or a missing item */
+    PMS_RC_KEY = 3,     /* a missing or malformed key */
+    PMS_RC_UNKNOWN = 10 /* an unknown or unparsable command */
 };
-int pms_rc_for(pmc_errcode code);
+/* SPEC RC-6 numbers for a codec error (dispatch.c) */
+int pms_rc_of(pmc_errcode code);
+/* ERR-7: answer a command this server does not implement, per persona */
+void pms_unknown_command(pms_conn *c, const pmc_msg *m);
+
+/* spawn (spawn.c), kvs-getall/putall (kvsall.c), ring (job.c) */
+void pms_spawn_v2(pms_conn *c, const pmc_msg *m);
+void pms_spawn_v2_cmd(pms_conn *c, const pmc_msg *m);
+void pms_spawn_v1(pms_conn *c, const pmc_msg *m);
+void pms_spawn_conn_gone(pms_conn *c);
+void pms_kvs_getall(pms_conn *c, const pmc_msg *m);
+void pms_kvs_putall(pms_conn *c, const pmc_msg *m);
+void pms_kvs_putall_pair(pms_conn *c, const pmc_msg *m);
+void pms_ring_enter(pms_conn *c, const pmc_msg *m);
+/* a job that `j` may read: itself, its spawner, its children, connected jobs */
+bool pms_job_may_read(const pms_job *j, const pms_job *o);
+/* PMI_dead_processes: failed ranks as "1,3-5" (empty: none) */
+void pms_dead_processes(const pms_job *j, char *buf, size_t n);
 
 /* string helpers */
 char *pms_strndup(const char *p, size_t n);

@@ -212,6 +212,7 @@ void pms_wait_free(pms_wait *w)
 
 void pms_waits_drop_conn(pms_job *j, pms_conn *c)
 {
+    pms_spawn_conn_gone(c); /* a half-received PMI-1 spawn or kvs-putall */
     pms_wait **pp = &j->waits;
     while (*pp) {
         pms_wait *w = *pp;
@@ -222,6 +223,16 @@ void pms_waits_drop_conn(pms_job *j, pms_conn *c)
             pp = &w->next;
         }
     }
+}
+
+static void pms_waits_drop_conn_wait(pms_job *j, pms_wait *x)
+{
+    for (pms_wait **pp = &j->waits; *pp; pp = &(*pp)->next)
+        if (*pp == x) {
+            *pp = x->next;
+            pms_wait_free(x);
+            return;
+        }
 }
 
 static pmc_slice thrid_of(const pms_wait *w)
@@ -280,7 +291,7 @@ static void reply_barrier(pms_conn *c, const pms_wait *w)
 {
     const pms_persona *p = c->srv->persona;
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "barrier_out", (pmc_slice){ NULL, 0 });
-    if (p->v1_rc_first)
+    if (p->v1_barrier_rc)
         pmc_enc_int(e, "rc", 0);
     if (p->v1_max_subversion >= 2)
         pmc_enc_str(e, "tag", group_tag(w->group));
@@ -387,7 +398,7 @@ void pms_fence_enter(pms_conn *c, const pmc_msg *m)
         return;
     }
     if (!pms_wait_add(j, PMS_WAIT_FENCE, c, m)) {
-        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "out of memory");
         return;
     }
     pms_waits_recheck(j);
@@ -398,7 +409,7 @@ void pms_barrier_enter(pms_conn *c, const pmc_msg *m)
     pms_job *j = c->job;
     j->ranks[c->rank].barrier_epoch++;
     if (!pms_wait_add(j, PMS_WAIT_BARRIER, c, m)) {
-        pms_reply_error(c, PMC_WIRE_V1, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+        pms_reply_error(c, PMC_WIRE_V1, m->name, m->thrid, PMS_RC_FAIL, "out of memory");
         return;
     }
     pms_waits_recheck(j);
@@ -418,9 +429,120 @@ static bool lazy_get_pending(const pms_job *j, const pms_wait *w)
 void pms_kvs_get_reply(pms_conn *c, pmc_slice thrid, const pms_kv *kv); /* v2_cmds.c */
 void pms_nodeattr_reply(pms_conn *c, pmc_slice thrid, const pms_kv *kv); /* v2_cmds.c */
 
+/* RING-1: once every rank has sent ring, rank r gets the sum of the counts
+ * of ranks below it, the ring-right of r-1 and the ring-left of r+1. */
+static bool try_ring(pms_job *j)
+{
+    int waiting = 0, need = 0;
+    for (pms_wait *w = j->waits; w; w = w->next)
+        waiting += w->kind == PMS_WAIT_RING;
+    if (!waiting)
+        return false;
+    for (int r = 0; r < j->size; r++)
+        need += participates(&j->ranks[r]);
+    if (waiting < need)
+        return false;
+    pms_wait **by = calloc((size_t)j->size, sizeof *by);
+    if (!by)
+        return false;
+    for (pms_wait *w = j->waits; w; w = w->next)
+        if (w->kind == PMS_WAIT_RING && !by[w->conn->rank])
+            by[w->conn->rank] = w;
+    long long sum = 0;
+    for (int r = 0; r < j->size; r++) {
+        pms_wait *w = by[r];
+        if (!w)
+            continue; /* a rank that is gone */
+        pms_wait *l = by[(r + j->size - 1) % j->size], *rt = by[(r + 1) % j->size];
+        if (!w->conn->dead) {
+            pmc_enc *e = pms_reply_begin(w->conn, PMC_WIRE_V2, "ring-response", thrid_of(w));
+            pmc_enc_int(e, "rc", 0);
+            pmc_enc_int(e, "ring-count", sum);
+            pmc_enc_str(e, "ring-left", l && l->group ? l->group : "");
+            pmc_enc_str(e, "ring-right", rt && rt->key ? rt->key : "");
+            pms_reply_send(w->conn);
+        }
+        sum += w->epoch;
+    }
+    free(by);
+    pms_wait **pp = &j->waits;
+    while (*pp) {
+        pms_wait *w = *pp;
+        if (w->kind == PMS_WAIT_RING) {
+            *pp = w->next;
+            pms_wait_free(w);
+        } else {
+            pp = &w->next;
+        }
+    }
+    return true;
+}
+
+void pms_ring_enter(pms_conn *c, const pmc_msg *m)
+{
+    pms_job *j = c->job;
+    for (pms_wait *w = j->waits; w; w = w->next)
+        if (w->kind == PMS_WAIT_RING && w->conn->rank == c->rank) {
+            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
+                            "this rank is already in the ring");
+            return;
+        }
+    long long count = 0;
+    pmc_msg_get_int(m, "ring-count", &count);
+    pmc_slice l = { NULL, 0 }, r = { NULL, 0 };
+    pmc_msg_get(m, "ring-left", &l);
+    pmc_msg_get(m, "ring-right", &r);
+    pms_wait *w = pms_wait_add(j, PMS_WAIT_RING, c, m);
+    if (w) {
+        w->key = pms_strndup(l.ptr ? l.ptr : "", l.len);
+        w->group = pms_strndup(r.ptr ? r.ptr : "", r.len);
+        w->epoch = (int)count;
+    }
+    if (!w || !w->key || !w->group) {
+        if (w) {
+            pms_waits_drop_conn_wait(j, w);
+        }
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "out of memory");
+        return;
+    }
+    pms_waits_recheck(j);
+}
+
+bool pms_job_may_read(const pms_job *j, const pms_job *o)
+{
+    if (o == j || o == j->spawner || o->spawner == j)
+        return true;
+    for (size_t i = 0; i < j->nconnected; i++)
+        if (j->connected[i] == o)
+            return true;
+    for (size_t i = 0; i < o->nconnected; i++) /* connect is symmetric */
+        if (o->connected[i] == j)
+            return true;
+    return false;
+}
+
+void pms_dead_processes(const pms_job *j, char *buf, size_t n)
+{
+    size_t w = 0;
+    buf[0] = 0;
+    for (int r = 0; r < j->size && w < n; r++) {
+        if (j->ranks[r].state != PMS_RANK_GONE)
+            continue;
+        int e = r;
+        while (e + 1 < j->size && j->ranks[e + 1].state == PMS_RANK_GONE)
+            e++;
+        w += (size_t)(e > r ? snprintf(buf + w, n - w, w ? ",%d-%d" : "%d-%d", r, e)
+                            : snprintf(buf + w, n - w, w ? ",%d" : "%d", r));
+        r = e;
+    }
+    if (w >= n)
+        buf[0] = 0; /* does not fit: say nothing rather than something cut */
+}
+
 void pms_waits_recheck(pms_job *j)
 {
-    while (try_collective(j, PMS_WAIT_FENCE) || try_collective(j, PMS_WAIT_BARRIER))
+    while (try_collective(j, PMS_WAIT_FENCE) || try_collective(j, PMS_WAIT_BARRIER) ||
+           try_ring(j))
         ;
     pms_wait **pp = &j->waits;
     while (*pp) {

@@ -10,7 +10,8 @@ static const pms_persona strict = {
     .appnum = 0, .lookup_key = "value", .lookup_found = true, .thrid_echo = true,
     .fence_barrier = true, .put_visible_now = false, .getjobattr_kvs = false,
     .universe_attr = true, .v1_max_subversion = 2, .v1_rc_first = true, .v1_msg = false,
-    .v1_get_notfound_rc = 1,
+    .v1_get_notfound_rc = 1, .spawn_jobid = true, .v1_strict_init = true,
+    .draft_cmds = true, .ring = true, .v1_barrier_rc = true,
 };
 
 static const pms_persona hydra40 = {
@@ -19,7 +20,7 @@ static const pms_persona hydra40 = {
     .appnum = 0, .lookup_key = "port", .lookup_found = true, .thrid_echo = true,
     .fence_barrier = false, .put_visible_now = true, .getjobattr_kvs = true,
     .universe_attr = false, .v1_max_subversion = 1, .v1_rc_first = false, .v1_msg = true,
-    .v1_get_notfound_rc = -1,
+    .v1_get_notfound_rc = -1, .spawn_jobid = true, .spawn_nerrs = true,
 };
 
 static const pms_persona hydra41 = {
@@ -37,6 +38,9 @@ static const pms_persona slurm = {
     .lookup_found = false, .thrid_echo = false, .fence_barrier = true, .put_visible_now = false,
     .getjobattr_kvs = false, .universe_attr = true, .nameserv_replace = true,
     .v1_max_subversion = 1, .v1_rc_first = true, .v1_msg = false, .v1_get_notfound_rc = 1,
+    .put_novalue_ok = true, .spawner_last = true, .spawn_jobid = true,
+    .spawn_rejects_thrid = true, .v1_spawn_jobid = true, .ring = true,
+    .v1_barrier_rc = true,
 };
 
 static const pms_persona *const all[] = { &strict, &hydra40, &hydra41, &slurm };

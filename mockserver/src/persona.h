@@ -40,6 +40,17 @@ typedef struct pms_persona {
     bool v1_rc_first;             /* rc=0 first in every v1 response (Hydra 4.1+) */
     bool v1_msg;                  /* msg=success / info=ok (Hydra 4.0) */
     int v1_get_notfound_rc;       /* rc of a v1 get miss: -1 (Hydra 4.0) or 1 */
+    bool put_novalue_ok;          /* kvs-put without value: rc=0, nothing stored (Slurm S3) */
+    bool spawner_last;            /* spawner-jobid at the end of fullinit-response (Slurm) */
+    bool spawn_jobid;             /* spawn-response carries jobid (not Hydra 4.1+, H9) */
+    bool spawn_nerrs;             /* spawn-response carries nerrs=0 (Hydra 4.0) */
+    bool spawn_rejects_thrid;     /* spawn with thrid: rc=10 invalid command (Slurm S10) */
+    bool v1_spawn_jobid;          /* spawn_result carries jobid (Slurm) */
+    bool draft_cmds;              /* job-connect/-disconnect, kvs-getall/-putall, spawn-cmd
+                                   * (the draft's; no real server has them, JOB-7) */
+    bool ring;                    /* Slurm's ring (RING-1) */
+    bool v1_barrier_rc;           /* barrier_out carries rc (not Hydra, either generation) */
+    bool v1_strict_init;          /* any 1.x gets 1.2 and any 2.x gets 2.0 (SPEC INIT-7/10) */
 } pms_persona;
 
 const pms_persona *pms_persona_get(const char *name);

@@ -10,7 +10,13 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "pmitrace/trace.h"
+
+/* epoll events taken per wait */
+enum { MAX_EVENTS = 64 };
 
 void pms_config_default(pms_config *c)
 {
@@ -20,6 +26,63 @@ void pms_config_default(pms_config *c)
     c->mapping = PMS_MAP_BLOCK;
     pmc_limits_default(&c->limits);
     c->log = stderr;
+    c->out_limit = 1u << 20;
+    c->stall_timeout_ms = 30000;
+}
+
+long long pms_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static long long now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000;
+}
+
+/* --trace: one pmi-trace v1 event per read()/write(), per connection
+ * ("c<id>"), timestamped from the server's start.  The trace is flushed
+ * once per loop iteration, not per event. */
+static int trace_open(pms_server *s, const char *path)
+{
+    s->trace = fopen(path, "we");
+    if (!s->trace)
+        return -1;
+    s->t0_us = now_us();
+    fprintf(s->trace, "%s\n@source pmi-mockserver %s persona=%s\n", PMT_MAGIC,
+            PMICODEC_VERSION, s->cfg.persona);
+    return 0;
+}
+
+void pms_trace_event(pms_server *s, const pms_conn *c, int kind, int side, const void *data,
+                     size_t len)
+{
+    if (!s->trace)
+        return;
+    pmt_event ev = { .kind = (pmt_kind)kind, .side = (pmt_side)side, .len = len };
+    ev.usec = (uint64_t)(now_us() - s->t0_us);
+    snprintf(ev.conn, sizeof ev.conn, "c%d", c->id);
+    char text[256];
+    if (kind == PMT_EV_DATA) {
+        ev.data = (char *)data;
+    } else {
+        /* open/note text: one line, NUL-terminated */
+        size_t n = len < sizeof text - 1 ? len : sizeof text - 1;
+        if (n)
+            memcpy(text, data, n);
+        text[n] = 0;
+        ev.data = text;
+        ev.len = n;
+    }
+    if (pmt_write_event(s->trace, &ev, NULL) < 0) {
+        pms_log(s, 0, "trace: write failed (%s): recording stops", strerror(errno));
+        fclose(s->trace);
+        s->trace = NULL;
+    }
 }
 
 bool pms_persona_exists(const char *name)
@@ -68,9 +131,18 @@ pms_server *pms_server_new(const pms_config *c)
     pmc_decoder_opts_default(&s->dopts);
     s->dopts.limits = s->cfg.limits;
     s->dopts.flags = s->persona->decode_flags;
+    if (s->cfg.out_limit == 0)
+        s->cfg.out_limit = 1u << 20;
     s->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (s->epfd < 0) {
         free(s);
+        return NULL;
+    }
+    if (s->cfg.trace_path && trace_open(s, s->cfg.trace_path) < 0) {
+        int e = errno;
+        close(s->epfd);
+        free(s);
+        errno = e;
         return NULL;
     }
     return s;
@@ -140,6 +212,9 @@ void pms_server_free(pms_server *s)
         pms_job_free(s->jobs[i]);
     free(s->jobs);
     pms_kvs_free(&s->names);
+    if (s->trace)
+        fclose(s->trace);
+    pms_tls_ctx_free(s->tls);
     close(s->epfd);
     free(s);
 }
@@ -183,7 +258,8 @@ pms_conn *pms_attach_fd(pms_server *s, int fd, pms_job *j)
     return pms_conn_new(s, fd, j, -1);
 }
 
-static int add_listener(pms_server *s, int fd, pms_job *j, bool is_unix, const char *path)
+static int add_listener(pms_server *s, int fd, pms_job *j, bool is_unix, const char *path,
+                        bool tls)
 {
     pms_listener *l = calloc(1, sizeof *l);
     if (!l)
@@ -192,6 +268,7 @@ static int add_listener(pms_server *s, int fd, pms_job *j, bool is_unix, const c
     l->fd = fd;
     l->job = j;
     l->is_unix = is_unix;
+    l->tls = tls;
     l->path = path ? strdup(path) : NULL;
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = l };
     if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
@@ -206,6 +283,18 @@ static int add_listener(pms_server *s, int fd, pms_job *j, bool is_unix, const c
 
 int pms_listen_tcp(pms_server *s, pms_job *j, int port, char *portbuf, size_t n)
 {
+    /* TLS is set up with the first TCP listener so that a bad certificate
+     * or key is reported before any rank starts. */
+    bool tls = s->cfg.tls_cert || s->cfg.tls_key;
+    if (tls && !s->tls) {
+        char why[sizeof s->err - 8];
+        s->tls = pms_tls_ctx_new(s->cfg.tls_cert, s->cfg.tls_key, s->cfg.tls_ca,
+                                 s->cfg.tls_verify_client, why, sizeof why);
+        if (!s->tls) {
+            snprintf(s->err, sizeof s->err, "TLS: %s", why);
+            return -1;
+        }
+    }
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         goto fail;
@@ -215,7 +304,7 @@ int pms_listen_tcp(pms_server *s, pms_job *j, int port, char *portbuf, size_t n)
                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     socklen_t al = sizeof a;
     if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 1024) < 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &al) < 0 || add_listener(s, fd, j, false, NULL) < 0)
+        getsockname(fd, (struct sockaddr *)&a, &al) < 0 || add_listener(s, fd, j, false, NULL, tls) < 0)
         goto fail;
     snprintf(portbuf, n, "127.0.0.1:%u", (unsigned)ntohs(a.sin_port));
     return 0;
@@ -236,7 +325,7 @@ int pms_listen_unix(pms_server *s, pms_job *j, const char *path, char *portbuf, 
     strcpy(a.sun_path, path);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 1024) < 0 ||
-        add_listener(s, fd, j, true, path) < 0) {
+        add_listener(s, fd, j, true, path, false) < 0) {
         snprintf(s->err, sizeof s->err, "unix listener %s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -261,8 +350,22 @@ static void accept_all(pms_server *s, pms_listener *l)
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         }
-        if (!pms_conn_new(s, fd, l->job, -1))
+        pms_conn *c = pms_conn_new(s, fd, l->job, -1);
+        if (!c) {
+            pms_log(s, 0, "accept: cannot serve a new connection (out of memory)");
             close(fd);
+            continue;
+        }
+        if (l->tls) {
+            c->tls = pms_tls_new(s->tls, fd);
+            if (!c->tls) {
+                pms_log(s, 0, "conn %d: cannot start a TLS session", c->id);
+                pms_conn_close(c, "cannot start a TLS session");
+                continue;
+            }
+            if (s->trace)
+                pms_trace_event(s, c, PMT_EV_NOTE, PMT_SERVER, "tls", 3);
+        }
     }
 }
 
@@ -294,10 +397,33 @@ void pms_unwatch_fd(pms_server *s, int fd)
         }
 }
 
+/* Work epoll cannot report (held-back requests, decrypted TLS records,
+ * stall deadlines).  Returns the longest the loop may sleep. */
+static int service(pms_server *s, int timeout_ms)
+{
+    long long now = pms_now_ms();
+    int stall = s->cfg.stall_timeout_ms;
+    for (pms_conn *c = s->conns; c; c = c->next) {
+        if (c->dead)
+            continue;
+        if (pms_conn_service(c, now))
+            timeout_ms = 0;
+        else if (!c->dead && (c->paused || c->closing) && c->blocked_ms && stall > 0) {
+            long long left = c->blocked_ms + stall - now;
+            int wait = left < 0 ? 0 : left > 1000000 ? 1000000 : (int)left;
+            if (timeout_ms < 0 || wait < timeout_ms)
+                timeout_ms = wait;
+        }
+    }
+    return timeout_ms;
+}
+
 int pms_server_run(pms_server *s, int timeout_ms)
 {
-    struct epoll_event evs[64];
-    int n = epoll_wait(s->epfd, evs, 64, timeout_ms);
+    struct epoll_event evs[MAX_EVENTS];
+    timeout_ms = service(s, timeout_ms);
+    sweep(s);
+    int n = epoll_wait(s->epfd, evs, MAX_EVENTS, timeout_ms);
     if (n < 0)
         return errno == EINTR ? 0 : -1;
     for (int i = 0; i < n; i++) {
@@ -312,15 +438,11 @@ int pms_server_run(pms_server *s, int timeout_ms)
                 w->cb(w->ctx, w->fd, evs[i].events);
             continue;
         }
-        pms_conn *c = evs[i].data.ptr;
-        if (c->dead)
-            continue;
-        if (evs[i].events & EPOLLOUT)
-            pms_conn_flush(c);
-        if (!c->dead && (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)))
-            pms_conn_readable(c);
+        pms_conn_event(evs[i].data.ptr, evs[i].events);
     }
     sweep(s);
+    if (s->trace)
+        fflush(s->trace);
     return n;
 }
 

@@ -27,12 +27,16 @@ static void do_init(pms_conn *c, const pmc_msg *m)
     const pms_persona *p = c->srv->persona;
     long long v = -1, sv = -1;
     if (pmc_msg_get_int(m, "pmi_version", &v) != 1 || pmc_msg_get_int(m, "pmi_subversion", &sv) != 1) {
-        pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_INVALID_ARG,
+        pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_KEY,
                         "init needs integer pmi_version and pmi_subversion");
         return;
     }
     int rv = -1, rs = -1;
-    if (v == 2 && sv == 0) {
+    if (p->v1_strict_init && (v == 1 || v == 2)) {
+        /* INIT-7, INIT-10: same major, the server's highest subversion */
+        rv = (int)v;
+        rs = v == 1 ? p->v1_max_subversion : 0;
+    } else if (v == 2 && sv == 0) {
         rv = 2, rs = 0;
     } else if (v == 1 && sv >= 0 && sv <= p->v1_max_subversion) {
         rv = 1;
@@ -47,12 +51,14 @@ static void do_init(pms_conn *c, const pmc_msg *m)
     c->version = rv < 0 ? 0 : rv;
     c->subversion = rs < 0 ? 0 : rs;
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "response_to_init", no_thrid);
-    int rc = rv < 0 ? (p->on_error == PMS_ERR_REPLY ? 1 : -1) : 0;
+    /* INIT-8: a refusal is rc!=0 with the version this server speaks */
+    int rc = rv < 0 ? (p->on_error == PMS_ERR_REPLY ? PMS_RC_FAIL : -1) : 0;
     if (p->v1_rc_first)
         pmc_enc_int(e, "rc", rc);
     /* a refusal names the version this server speaks */
-    pmc_enc_int(e, "pmi_version", rv < 0 ? (v == 1 ? 1 : 2) : rv);
-    pmc_enc_int(e, "pmi_subversion", rv < 0 ? (v == 1 ? p->v1_max_subversion : 0) : rs);
+    bool as_v1 = v == 1 && !p->v1_strict_init;
+    pmc_enc_int(e, "pmi_version", rv < 0 ? (as_v1 ? 1 : 2) : rv);
+    pmc_enc_int(e, "pmi_subversion", rv < 0 ? (as_v1 ? p->v1_max_subversion : 0) : rs);
     if (!p->v1_rc_first)
         pmc_enc_int(e, "rc", rc);
     pms_reply_send(c);
@@ -65,7 +71,7 @@ static void do_initack(pms_conn *c, const pmc_msg *m)
     const pms_persona *p = c->srv->persona;
     long long id = -1;
     if (pmc_msg_get_int(m, "pmiid", &id) != 1 || !c->job || !pms_job_bind(c->job, c, (int)id)) {
-        pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_INVALID_ARG,
+        pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
                         "initack needs the pmiid of a free rank");
         return;
     }
@@ -97,7 +103,7 @@ static bool need_rank(pms_conn *c, const pmc_msg *m)
 {
     if (c->job && c->rank >= 0)
         return true;
-    pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_INIT,
+    pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
                     "connection not identified: send initack pmiid= first");
     return false;
 }
@@ -134,14 +140,29 @@ static void put_result(pms_conn *c, int rc)
     pms_reply_send(c);
 }
 
+/* V1CMD-11: a put or get naming a key-value space the caller may not use
+ * fails (strict); the real servers ignore kvsname. */
+static pms_job *kvs_of(pms_conn *c, const pmc_msg *m, bool for_put)
+{
+    pmc_slice n = val_of(m, "kvsname");
+    if (c->srv->persona->on_error != PMS_ERR_REPLY || !n.ptr || pmc_slice_eq(n, c->job->id))
+        return c->job;
+    pms_job *o = pms_job_find(c->srv, n.ptr, n.len);
+    return o && !for_put && pms_job_may_read(c->job, o) ? o : NULL;
+}
+
 static void do_put(pms_conn *c, const pmc_msg *m)
 {
-    pms_job *j = c->job;
+    pms_job *j = kvs_of(c, m, true);
     const pms_persona *p = c->srv->persona;
     pmc_slice k = val_of(m, "key"), v = val_of(m, "value");
+    if (!j) {
+        put_result(c, PMS_RC_FAIL);
+        return;
+    }
     pms_kvs *into = p->put_visible_now ? &j->kvs : &j->pending;
     if (pms_kvs_put(into, k.ptr, k.len, v.ptr, v.len, true) < 0) {
-        put_result(c, PMS_RC_NOMEM);
+        put_result(c, PMS_RC_FAIL);
         return;
     }
     put_result(c, 0);
@@ -149,10 +170,29 @@ static void do_put(pms_conn *c, const pmc_msg *m)
 
 static void do_get(pms_conn *c, const pmc_msg *m)
 {
-    pms_job *j = c->job;
+    pms_job *j = kvs_of(c, m, false);
     const pms_persona *p = c->srv->persona;
     pmc_slice k = val_of(m, "key");
+    if (!j) {
+        pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "get_result", no_thrid);
+        pmc_enc_int(e, "rc", PMS_RC_FAIL);
+        pmc_enc_str(e, "msg", "kvsname_not_accessible");
+        pms_reply_send(c);
+        return;
+    }
     const pms_kv *kv = pms_kvs_get(&j->kvs, k.ptr, k.len);
+    if (!kv && p->getjobattr_kvs && pmc_slice_eq(k, "PMI_dead_processes")) {
+        /* Hydra answers this one in the proxy: an empty list */
+        char buf[4096];
+        pms_dead_processes(j, buf, sizeof buf);
+        pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "get_result", no_thrid);
+        pmc_enc_int(e, "rc", 0);
+        if (p->v1_msg)
+            pmc_enc_str(e, "msg", "success");
+        pmc_enc_str(e, "value", buf);
+        pms_reply_send(c);
+        return;
+    }
     if (!kv && pmc_slice_eq(k, "PMI_process_mapping")) {
         char buf[8192];
         if (pms_process_mapping(j, buf, sizeof buf) < sizeof buf)
@@ -203,19 +243,21 @@ static void do_abort(pms_conn *c, const pmc_msg *m)
         c->srv->ev.abort(c->srv->ev.ctx, j, c->rank, true, (int)code, "");
 }
 
-/* publish/unpublish/lookup: Hydra 4.0 adds info=ok and msg=; Slurm answers
- * info=ok|fail without rc; the others rc only. */
+/* publish/unpublish/lookup: Hydra 4.0 adds info=ok (even on failure, except
+ * for a lookup miss) and msg=; Slurm answers info=ok|fail without rc; the
+ * others rc only. */
 static void name_reply(pms_conn *c, const char *resp, bool ok, const char *port, const char *fail)
 {
     const pms_persona *p = c->srv->persona;
     bool slurm_style = !p->v1_msg && p->nameserv_replace;
+    bool lookup = port != NULL || strcmp(resp, "lookup_result") == 0;
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, resp, no_thrid);
     if (slurm_style)
         pmc_enc_str(e, "info", ok ? "ok" : "fail");
     if (port && ok)
         pmc_enc_str(e, "port", port);
-    if (p->v1_msg)
-        pmc_enc_str(e, "info", ok ? "ok" : "fail");
+    if (p->v1_msg && (ok || !lookup))
+        pmc_enc_str(e, "info", "ok");
     if (!slurm_style) {
         pmc_enc_int(e, "rc", ok ? 0 : 1);
         if (p->v1_msg)
@@ -274,9 +316,7 @@ void pms_handle_v1(pms_conn *c, const pmc_msg *m)
     case PMC_V1_PUBLISH_NAME: do_publish(c, m); break;
     case PMC_V1_UNPUBLISH_NAME: do_unpublish(c, m); break;
     case PMC_V1_LOOKUP_NAME: do_lookup(c, m); break;
-    default:
-        pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_OTHER, "unsupported command %.*s",
-                        (int)(m->name.len > 80 ? 80 : m->name.len), m->name.ptr);
-        break;
+    case PMC_V1_SPAWN: pms_spawn_v1(c, m); break;
+    default: pms_unknown_command(c, m); break; /* V1CMD-25 */
     }
 }

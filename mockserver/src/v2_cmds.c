@@ -53,7 +53,7 @@ static bool need_rank(pms_conn *c, const pmc_msg *m)
 {
     if (c->job && c->rank >= 0)
         return true;
-    pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INIT,
+    pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
                     "connection not identified: send fullinit with pmirank first");
     return false;
 }
@@ -70,7 +70,8 @@ static void send_fullinit_response(pms_conn *c, pmc_slice thrid)
     pmc_enc_int(e, "rank", c->rank);
     pmc_enc_int(e, "size", j->size);
     pmc_enc_int(e, "appnum", p->appnum ? p->appnum : c->srv->cfg.appnum);
-    if (j->spawner)
+    /* FULLINIT-7; Slurm writes it last */
+    if (j->spawner && !p->spawner_last)
         pmc_enc_str(e, "spawner-jobid", j->spawner->id);
     if (p->fullinit_versions)
         pmc_enc_bool(e, "debugged", false);
@@ -78,6 +79,8 @@ static void send_fullinit_response(pms_conn *c, pmc_slice thrid)
         pmc_enc_int(e, "pmiverbose", 0);
     else
         pmc_enc_bool(e, "pmiverbose", false);
+    if (j->spawner && p->spawner_last)
+        pmc_enc_str(e, "spawner-jobid", j->spawner->id);
     pmc_enc_int(e, "rc", 0);
     pms_reply_send(c);
     c->fullinit = true;
@@ -87,19 +90,30 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
 {
     pms_server *s = c->srv;
     long long rank = -1;
+    if (c->fullinit && s->persona->on_error == PMS_ERR_REPLY) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
+                        "fullinit was already answered on this connection"); /* FULLINIT-12 */
+        return;
+    }
     int have = pmc_msg_get_int(m, "pmirank", &rank);
     if (have == 0)
         have = pmc_msg_get_int(m, "srcid", &rank); /* Slurm's libpmi2 in PMI_PORT mode */
     if (c->rank < 0) {
+        /* PMI_PORT: one listener serves every job; spawned ranks name
+         * theirs with pmijobid (their PMI_JOBID) */
+        pmc_slice jid = val_of(m, "pmijobid");
+        pms_job *named = jid.len ? pms_job_find(s, jid.ptr, jid.len) : NULL;
+        if (named)
+            c->job = named;
         if (have <= 0 || !c->job || !pms_job_bind(c->job, c, (int)rank)) {
-            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INVALID_ARG,
+            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, have <= 0 ? PMS_RC_KEY : PMS_RC_FAIL,
                             have <= 0 ? "pmirank is required on this connection"
                                       : "pmirank %lld is not a free rank of the job", rank);
             return;
         }
     } else if (have > 0 && rank != c->rank && !s->persona->rank_from_client &&
                s->persona->on_error == PMS_ERR_REPLY) {
-        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INVALID_ARG,
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
                         "pmirank %lld does not match this connection's rank %d", rank, c->rank);
         return;
     }
@@ -108,7 +122,7 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
         if (at.ptr && pmc_slice_eq(at, PMC_AUTH_TYPE)) {
             pmc_error err;
             if (pmc_auth_challenge(&c->auth, &err) < 0) {
-                pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_OTHER, "%s", err.detail);
+                pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "%s", err.detail);
                 return;
             }
             pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "auth-response", m->thrid);
@@ -118,7 +132,7 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
             return;
         }
         if (s->cfg.require_auth) {
-            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INIT,
+            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
                             "this server requires authtype=" PMC_AUTH_TYPE);
             c->closing = true;
             pms_conn_flush(c);
@@ -133,7 +147,7 @@ static void do_auth_complete(pms_conn *c, const pmc_msg *m)
     pmc_slice d = val_of(m, "authinfo");
     pmc_error err;
     if (!c->auth_wait) {
-        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INIT,
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
                         "auth-response-complete without a challenge");
         return;
     }
@@ -163,9 +177,13 @@ static void do_kvs_put(pms_conn *c, const pmc_msg *m)
         reply_rc(c, m, "kvs-put-response", 1);
         return;
     }
+    if (!v.ptr) { /* Slurm (S3): rc=0, nothing stored; the others never get here */
+        reply_rc(c, m, "kvs-put-response", 0);
+        return;
+    }
     pms_kvs *into = p->put_visible_now ? &j->kvs : &j->pending;
     if (pms_kvs_put(into, k.ptr, k.len, v.ptr, v.len, true) < 0) {
-        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "out of memory");
         return;
     }
     reply_rc(c, m, "kvs-put-response", 0);
@@ -179,14 +197,18 @@ static void do_kvs_get(pms_conn *c, const pmc_msg *m)
     pmc_slice k = val_of(m, "key"), jid = val_of(m, "jobid");
     pms_job *from = j;
     if (jid.ptr && jid.len && !pmc_slice_eq(jid, j->id)) {
+        /* KVS-8/KVS-9: jobid names the caller's job or one connected to it.
+         * Hydra and Slurm ignore it (their clients send anything); there an
+         * id that names no readable job falls back to the caller's own. */
         pms_job *o = pms_job_find(c->srv, jid.ptr, jid.len);
-        bool connected = false;
-        for (size_t i = 0; o && i < j->nconnected; i++)
-            connected |= j->connected[i] == o;
-        if (o && (connected || o == j->spawner || o->spawner == j))
+        if (o && pms_job_may_read(j, o)) {
             from = o;
-        /* Hydra and Slurm ignore jobid; the draft says it names a connected
-         * job.  Unknown ids fall back to the caller's own job. */
+        } else if (c->srv->persona->on_error == PMS_ERR_REPLY) {
+            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
+                            "jobid %.*s is not this job nor connected to it",
+                            (int)(jid.len > 80 ? 80 : jid.len), jid.ptr);
+            return;
+        }
     }
     const pms_kv *kv = pms_kvs_get(&from->kvs, k.ptr, k.len);
     /* Lazy fence (Hydra): a missing key is waited for while some rank has
@@ -216,7 +238,7 @@ static void do_putnodeattr(pms_conn *c, const pmc_msg *m)
     /* Slurm keeps the first value of a node attribute; the others replace it */
     if (pms_kvs_put(&j->nodeattr[j->ranks[c->rank].node], k.ptr, k.len, v.ptr, v.len,
                     !p->nameserv_replace) < 0) {
-        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "out of memory");
         return;
     }
     reply_rc(c, m, "info-putnodeattr-response", 0);
@@ -262,7 +284,7 @@ static void do_getnodeattr(pms_conn *c, const pmc_msg *m)
     }
     if (wait) {
         if (!pms_wait_add(j, PMS_WAIT_NODEATTR, c, m))
-            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "out of memory");
         return;
     }
     pms_nodeattr_reply(c, m->thrid, NULL);
@@ -281,19 +303,23 @@ static void do_getjobattr(pms_conn *c, const pmc_msg *m)
         else
             v = ""; /* RFC 13: an empty value when the mapping does not fit */
     } else if (pmc_slice_eq(k, "universeSize") && p->universe_attr) {
+        /* JOBATTR-8: Hydra 4.1+ says -1 unless told; the others the job size */
         snprintf(buf, sizeof buf, "%d",
-                 c->srv->cfg.universe_size ? c->srv->cfg.universe_size : j->size);
+                 c->srv->cfg.universe_size ? c->srv->cfg.universe_size
+                 : p->getjobattr_kvs       ? -1
+                                           : j->size);
         v = buf;
-    } else if (pmc_slice_eq(k, "hasNameServ") && p->on_error == PMS_ERR_REPLY) {
-        v = "TRUE";
-    } else if (pmc_slice_eq(k, "PMI_dead_processes") && p->getjobattr_kvs) {
-        size_t w = 0;
-        buf[0] = 0;
-        for (int r = 0; r < j->size && w < sizeof buf; r++)
-            if (j->ranks[r].state == PMS_RANK_GONE)
-                w += (size_t)snprintf(buf + w, sizeof buf - w, w ? ",%d" : "%d", r);
+    } else if (p->on_error == PMS_ERR_REPLY && pmc_slice_eq(k, "hasNameServ")) {
+        v = "TRUE"; /* §9.12 works here */
+    } else if (p->on_error == PMS_ERR_REPLY && pmc_slice_eq(k, "isHeterogeneous")) {
+        v = "FALSE"; /* every rank runs on this machine */
+    } else if (pmc_slice_eq(k, "PMI_dead_processes") &&
+               (p->getjobattr_kvs || p->on_error == PMS_ERR_REPLY)) {
+        pms_dead_processes(j, buf, sizeof buf);
         v = buf;
     }
+    /* physTopology, physTopologyLevels, cartDims: nothing is known about a
+     * network here, so they are not found (JOBATTR-2, JOBATTR-3). */
     if (v) {
         reply_found(c, m->thrid, "info-getjobattr-response", v, strlen(v), true);
         return;
@@ -309,7 +335,7 @@ static void do_name_publish(pms_conn *c, const pmc_msg *m)
     bool replace = c->srv->persona->nameserv_replace;
     int r = pms_kvs_put(&c->srv->names, n.ptr, n.len, port.ptr, port.len, replace);
     if (r < 0) {
-        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "out of memory");
         return;
     }
     if (r == 0 && !replace) {
@@ -409,9 +435,12 @@ static void do_job_connect(pms_conn *c, const pmc_msg *m, bool connect)
     pmc_slice jid = val_of(m, "jobid");
     pms_job *o = pms_job_find(c->srv, jid.ptr, jid.len);
     const char *resp = connect ? "job-connect-response" : "job-disconnect-response";
-    if (!o) {
-        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INVALID_ARG,
-                        "no job with id %.*s", (int)(jid.len > 80 ? 80 : jid.len), jid.ptr);
+    if (!o || o == j) {
+        /* ERR-11: a well-formed request that cannot be carried out */
+        pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, resp, m->thrid);
+        pmc_enc_int(e, "rc", PMS_RC_FAIL);
+        pmc_enc_str(e, "errmsg", o ? "a job cannot connect to itself" : "no job with this id");
+        pms_reply_send(c);
         return;
     }
     size_t i;
@@ -420,13 +449,20 @@ static void do_job_connect(pms_conn *c, const pmc_msg *m, bool connect)
     if (connect && i == j->nconnected) {
         pms_job **nc = realloc(j->connected, (j->nconnected + 1) * sizeof *nc);
         if (!nc) {
-            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_NOMEM, "out of memory");
+            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "out of memory");
             return;
         }
         j->connected = nc;
         j->connected[j->nconnected++] = o;
     } else if (!connect && i < j->nconnected) {
         j->connected[i] = j->connected[--j->nconnected];
+    } else if (!connect) {
+        /* JOB-4: nothing to disconnect from */
+        pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, resp, m->thrid);
+        pmc_enc_int(e, "rc", PMS_RC_FAIL);
+        pmc_enc_str(e, "errmsg", "job not connected");
+        pms_reply_send(c);
+        return;
     }
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, resp, m->thrid);
     if (connect)
@@ -448,12 +484,34 @@ void pms_handle_v2(pms_conn *c, const pmc_msg *m)
         break;
     }
     if (c->auth_wait) {
-        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INIT,
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
                         "authentication in progress: expected auth-response-complete");
         return;
     }
     if (!need_rank(c, m))
         return;
+    const pms_persona *p = c->srv->persona;
+    switch (m->cmd) {
+    case PMC_V2_JOB_CONNECT:
+    case PMC_V2_JOB_DISCONNECT:
+    case PMC_V2_KVS_GETALL:
+    case PMC_V2_KVS_PUTALL:
+    case PMC_V2_KVS_PUTALL_PAIR:
+    case PMC_V2_SPAWN_CMD:
+        if (!p->draft_cmds) { /* JOB-7: no real server has them */
+            pms_unknown_command(c, m);
+            return;
+        }
+        break;
+    case PMC_V2_RING:
+        if (!p->ring) { /* RING-2 */
+            pms_unknown_command(c, m);
+            return;
+        }
+        break;
+    default:
+        break;
+    }
     switch (m->cmd) {
     case PMC_V2_JOB_GETID: do_job_getid(c, m); break;
     case PMC_V2_KVS_PUT: do_kvs_put(c, m); break;
@@ -469,10 +527,12 @@ void pms_handle_v2(pms_conn *c, const pmc_msg *m)
     case PMC_V2_ABORT: do_abort(c, m); break;
     case PMC_V2_JOB_CONNECT: do_job_connect(c, m, true); break;
     case PMC_V2_JOB_DISCONNECT: do_job_connect(c, m, false); break;
-    default:
-        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_OTHER,
-                        "unsupported command %.*s", (int)(m->name.len > 80 ? 80 : m->name.len),
-                        m->name.ptr);
-        break;
+    case PMC_V2_SPAWN: pms_spawn_v2(c, m); break;
+    case PMC_V2_SPAWN_CMD: pms_spawn_v2_cmd(c, m); break;
+    case PMC_V2_KVS_GETALL: pms_kvs_getall(c, m); break;
+    case PMC_V2_KVS_PUTALL: pms_kvs_putall(c, m); break;
+    case PMC_V2_KVS_PUTALL_PAIR: pms_kvs_putall_pair(c, m); break;
+    case PMC_V2_RING: pms_ring_enter(c, m); break;
+    default: pms_unknown_command(c, m); break;
     }
 }

@@ -41,6 +41,15 @@ typedef struct pms_config {
     int verbose;              /* 0 quiet, 1 connection events, 2 every message */
     FILE *log;                /* where logs go (stderr) */
     const char *trace_path;   /* record every byte to this trace file; NULL = off */
+    /* TLS on TCP listeners (PMI_SOCKTYPE=OpenSSL): PEM files; NULL = plain TCP. */
+    const char *tls_cert, *tls_key;
+    const char *tls_ca;       /* CA bundle for client certificates */
+    bool tls_verify_client;   /* require a client certificate signed by tls_ca */
+    /* Backpressure: a connection whose unsent replies exceed out_limit bytes
+     * is not read (nor its buffered requests served) until they drain; one
+     * that makes no write progress for stall_timeout_ms meanwhile is closed. */
+    size_t out_limit;         /* 1 MiB */
+    int stall_timeout_ms;     /* 30000 */
 } pms_config;
 
 void pms_config_default(pms_config *c);
