@@ -330,6 +330,10 @@ static bool auth_gate(pms_conn *c, const pmc_msg *m)
     if (m->wire == PMC_WIRE_V2 &&
         (m->cmd == PMC_V2_FULLINIT || m->cmd == PMC_V2_AUTH_RESPONSE_COMPLETE))
         return true;
+    /* INIT-1: the init line comes first and grants nothing; a PMI-1 client
+     * learns the server's answer and is refused at its next request. */
+    if (m->wire == PMC_WIRE_V1 && m->cmd == PMC_V1_INIT)
+        return true;
     char why[160];
     snprintf(why, sizeof why, "'%.*s' before authentication (this server requires authtype=%s)",
              (int)(m->name.len > 64 ? 64 : m->name.len), m->name.ptr ? m->name.ptr : "",

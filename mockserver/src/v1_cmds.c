@@ -170,6 +170,7 @@ static void do_put(pms_conn *c, const pmc_msg *m)
 
 static void do_get(pms_conn *c, const pmc_msg *m)
 {
+    char msg[160]; /* lives until pms_reply_send: the encoder points into it */
     pms_job *j = kvs_of(c, m, false);
     const pms_persona *p = c->srv->persona;
     pmc_slice k = val_of(m, "key");
@@ -208,7 +209,6 @@ static void do_get(pms_conn *c, const pmc_msg *m)
     } else {
         pmc_enc_int(e, "rc", p->v1_get_notfound_rc);
         if (p->v1_msg) {
-            char msg[160];
             snprintf(msg, sizeof msg, "key_%.*s_not_found", (int)(k.len > 100 ? 100 : k.len), k.ptr);
             pmc_enc_str(e, "msg", msg);
             pmc_enc_str(e, "value", "unknown");

@@ -332,6 +332,7 @@ static void do_getjobattr(pms_conn *c, const pmc_msg *m)
 static void do_name_publish(pms_conn *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "name"), port = val_of(m, "port");
+    char msg[160]; /* lives until pms_reply_send: the encoder points into it */
     bool replace = c->srv->persona->nameserv_replace;
     int r = pms_kvs_put(&c->srv->names, n.ptr, n.len, port.ptr, port.len, replace);
     if (r < 0) {
@@ -342,7 +343,6 @@ static void do_name_publish(pms_conn *c, const pmc_msg *m)
         pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "name-publish-response", m->thrid);
         pmc_enc_int(e, "rc", 1);
         if (c->srv->persona->on_error == PMS_ERR_REPLY || c->srv->persona->v1_msg) {
-            char msg[160];
             snprintf(msg, sizeof msg, "duplicate_service_%.*s", (int)(n.len > 100 ? 100 : n.len), n.ptr);
             pmc_enc_str(e, "errmsg", msg);
         }
@@ -374,12 +374,12 @@ static void do_name_lookup(pms_conn *c, const pmc_msg *m)
 
 static void do_name_unpublish(pms_conn *c, const pmc_msg *m)
 {
+    char msg[160]; /* lives until pms_reply_send: the encoder points into it */
     pmc_slice n = val_of(m, "name");
     bool ok = pms_kvs_del(&c->srv->names, n.ptr, n.len);
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "name-unpublish-response", m->thrid);
     pmc_enc_int(e, "rc", ok ? 0 : 1);
     if (!ok && c->srv->persona->v1_msg) {
-        char msg[160];
         snprintf(msg, sizeof msg, "service_%.*s_not_found", (int)(n.len > 100 ? 100 : n.len), n.ptr);
         pmc_enc_str(e, "errmsg", msg);
     }

@@ -33,8 +33,19 @@ static pms_job *job;
 static tc T[16];
 static bool quiet_log; /* the hostile case closes a thousand connections */
 
+/* Close every test client and the server (cases may set up twice). */
+static void teardown(void)
+{
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
+        tc_close(&T[i]);
+    if (srv)
+        pms_server_free(srv);
+    srv = NULL;
+}
+
 static int setup(int nranks, int nodes, const char *secret)
 {
+    teardown();
     pms_config c;
     pms_config_default(&c);
     c.persona = persona;
@@ -229,7 +240,6 @@ static int case_nodeattr_wait(void)
               tc_is(&T[1], "value", "lv"),
           "NODEATTR-4 %.*s", RAW(&T[1]));
     /* NODEATTR-7: another node does not see it */
-    pms_server_free(srv);
     CHECK(setup(2, 2, NULL) == 0, "setup");
     for (int r = 0; r < 2; r++)
         CHECK(tc_init_v2(&T[r], r), "init");
@@ -334,7 +344,6 @@ static int case_abort(void)
     CHECK(pms_job_aborted(job) && pms_job_exit_code(job) == 7 && pms_server_done(srv),
           "ABORT-4/6: aborted=%d code=%d", pms_job_aborted(job), pms_job_exit_code(job));
     /* PMI-1 abort */
-    pms_server_free(srv);
     CHECK(setup(1, 1, NULL) == 0, "setup");
     CHECK(tc_init_v1(&T[0], 1), "init");
     CHECK(V1(&T[0], "abort", "exitcode", "9") == 0 && quiet(&T[0]), "V1CMD-21");
@@ -726,7 +735,6 @@ int main(int argc, char **argv)
                                                : 2;
     if (rc == 2)
         fprintf(stderr, "pms_semantics: unknown case %s\n", c);
-    if (srv)
-        pms_server_free(srv);
+    teardown();
     return rc;
 }

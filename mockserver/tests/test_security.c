@@ -163,11 +163,15 @@ static void required_auth(void)
     CHECK(tw_recv(&b, &m, 2000) == 0, "unauthenticated connection not closed");
     CHECK(log_has(&E, "before authentication"), "refusal not logged");
 
-    /* PMI-1 has no challenge: refused */
+    /* PMI-1 has no challenge: the init line is answered (INIT-1, it grants
+     * nothing), the first real request is refused and the connection closed */
     client(&E, &c, 2);
     tw_send(&c, PMC_WIRE_V1, "init", "pmi_version", "1", "pmi_subversion", "1", NULL);
+    CHECK(tw_recv(&c, &m, 2000) == 1 && strcmp(tw_val(&m, "rc"), "0") == 0,
+          "init line refused under --require-auth");
+    tw_send(&c, PMC_WIRE_V1, "get_maxes", NULL);
     CHECK(tw_recv(&c, &m, 2000) == 1 && strcmp(tw_val(&m, "rc"), "0") != 0,
-          "PMI-1 init served under --require-auth");
+          "PMI-1 request served under --require-auth");
     CHECK(tw_recv(&c, &m, 2000) == 0, "PMI-1 connection not closed");
 
     /* the real thing works, and the refused put above stored nothing */

@@ -69,6 +69,8 @@ int tc_open_env(tc *t)
 
 void tc_close(tc *t)
 {
+    if (!t->dec)
+        return; /* never opened, or closed already */
     if (t->fd >= 0)
         close(t->fd);
     t->fd = -1;

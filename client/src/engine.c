@@ -1,0 +1,395 @@
+/* Requests and responses over one connection, for any number of threads
+ * (the wire draft's design, SPEC.md section 6.4):
+ *
+ *  - one write critical section (wmu): a request goes out whole;
+ *  - no dedicated thread: a waiting thread becomes the progress reader when
+ *    nobody else reads, decodes what arrives and hands each response to
+ *    the request whose thrid it carries (per-request condition variable);
+ *    when its own answer has come it passes the reader role on;
+ *  - tags: requests carry thrid=<n>.  The first tagged response says
+ *    whether the server echoes thrid; a server that does not (Slurm) gets
+ *    one request in flight at a time from then on (THRID-9).  Until that is
+ *    known, requests are also sent one at a time. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct pmic_req {
+    pmic_req *next;
+    char thrid[24];
+    bool tagged;
+    const char *expect, *alt;
+    bool done;
+    pmic_status status;
+    pmic_resp *resp;
+    pthread_cond_t cv;
+};
+
+int pmic_engine_init(pmic_engine *e, pmic_io *io, pmic_tagmode mode, int debug)
+{
+    memset(e, 0, sizeof *e);
+    pmc_decoder_opts o;
+    pmc_decoder_opts_default(&o);
+    /* Be generous with what servers send: Hydra 4.1+ stores and returns
+     * values of any size, and PMI2_KVS_Get reports long values to the
+     * caller instead of failing. */
+    o.limits.max_val = 1u << 20;
+    o.limits.max_frame = 999999;
+    o.limits.max_line = 1u << 20;
+    o.limits.max_message = 4u << 20;
+    o.limits.max_pairs = 1u << 16;
+    e->dec = pmc_decoder_new(&o);
+    if (!e->dec)
+        return -1;
+    e->io = io;
+    e->tagmode = mode;
+    e->dialect = &pmc_dialect_strict;
+    e->debug = debug;
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_mutex_init(&e->wmu, NULL);
+    pthread_cond_init(&e->slot_cv, NULL);
+    return 0;
+}
+
+void pmic_engine_destroy(pmic_engine *e)
+{
+    if (!e->dec)
+        return;
+    pmc_decoder_free(e->dec);
+    e->dec = NULL;
+    pthread_mutex_destroy(&e->mu);
+    pthread_mutex_destroy(&e->wmu);
+    pthread_cond_destroy(&e->slot_cv);
+}
+
+/* ---------------------------------------------------------------- dispatch (mu held) */
+
+static void complete(pmic_engine *e, pmic_req *r, pmic_status st, pmic_resp *resp)
+{
+    (void)e;
+    r->done = true;
+    r->status = st;
+    r->resp = resp;
+    pthread_cond_signal(&r->cv);
+}
+
+/* ERR-13, ERR-16: the connection is gone; nobody waits for ever. */
+static void fail_all(pmic_engine *e, const char *why)
+{
+    if (!e->broken && e->debug)
+        pmic_log(1, "connection lost: %s", why);
+    e->broken = true;
+    for (pmic_req *r = e->pending; r; r = r->next)
+        if (!r->done)
+            complete(e, r, PMIC_E_COMM, NULL);
+    pthread_cond_broadcast(&e->slot_cv);
+}
+
+static size_t undone(pmic_engine *e, pmic_req **only)
+{
+    size_t n = 0;
+    for (pmic_req *r = e->pending; r; r = r->next)
+        if (!r->done) {
+            n++;
+            *only = r;
+        }
+    return n;
+}
+
+static bool name_is(const char *name, const char *want)
+{
+    return want && strcmp(name, want) == 0; /* ERR-14: the whole name */
+}
+
+static void deliver(pmic_engine *e, pmic_req *r, const pmc_msg *m)
+{
+    if (r->tagged && e->tagmode == PMIC_TAG_UNKNOWN) {
+        e->tagmode = m->thrid.ptr ? PMIC_TAG_ON : PMIC_TAG_OFF;
+        if (e->debug)
+            pmic_log(2, "server %s thrid: %s", m->thrid.ptr ? "echoes" : "does not echo",
+                     m->thrid.ptr ? "requests may overlap" : "one request in flight");
+        pthread_cond_broadcast(&e->slot_cv);
+    }
+    pmic_resp *resp = pmic_resp_copy(m);
+    if (!resp) {
+        complete(e, r, PMIC_E_NOMEM, NULL);
+        return;
+    }
+    bool ok = !r->expect || name_is(resp->name, r->expect) || name_is(resp->name, r->alt);
+    if (!ok && e->debug)
+        pmic_log(1, "expected %s, got %s (ERR-15)", r->expect, resp->name);
+    complete(e, r, ok ? PMIC_OK : PMIC_E_PROTO, resp);
+}
+
+static void dispatch(pmic_engine *e, const pmc_msg *m)
+{
+    pmic_req *only = NULL;
+    size_t n = undone(e, &only);
+    if (m->thrid.ptr) {
+        for (pmic_req *r = e->pending; r; r = r->next)
+            if (!r->done && r->tagged && pmc_slice_eq(m->thrid, r->thrid)) {
+                deliver(e, r, m);
+                return;
+            }
+        /* THRID-10: a tag we never sent is not used for anything.  When a
+         * single request is waiting it can only be that one's answer,
+         * garbled: fail that call; otherwise nothing can be trusted. */
+        if (n == 1 && !only->tagged) {
+            complete(e, only, PMIC_E_PROTO, NULL);
+            return;
+        }
+        fail_all(e, "response with a thrid that matches no request (THRID-10)");
+        return;
+    }
+    if (n == 1) {
+        deliver(e, only, m);
+        return;
+    }
+    if (n == 0) {
+        if (e->debug)
+            pmic_log(1, "unsolicited %.*s ignored", (int)m->name.len, m->name.ptr);
+        return;
+    }
+    /* Several requests in flight and no tag: only the name can tell. */
+    pmic_req *match = NULL;
+    size_t nm = 0;
+    for (pmic_req *r = e->pending; r; r = r->next) {
+        if (r->done)
+            continue;
+        bool eq = (r->expect && pmc_slice_eq(m->name, r->expect)) ||
+                  (r->alt && pmc_slice_eq(m->name, r->alt));
+        if (eq) {
+            match = r;
+            nm++;
+        }
+    }
+    if (nm >= 1 && (nm == 1 || e->tagmode != PMIC_TAG_ON)) {
+        /* Untagged servers answer in order: the oldest such request. */
+        for (pmic_req *r = e->pending; r; r = r->next)
+            if (!r->done && ((r->expect && pmc_slice_eq(m->name, r->expect)) ||
+                             (r->alt && pmc_slice_eq(m->name, r->alt))))
+                match = r;
+        deliver(e, match, m);
+        return;
+    }
+    fail_all(e, "untagged response while several requests are in flight");
+}
+
+static void decode_error(pmic_engine *e, const pmc_error *err)
+{
+    char text[320];
+    pmc_error_format(err, text, sizeof text);
+    if (e->debug)
+        pmic_log(1, "bad message from server: %s", text);
+    if (err->fatal) {
+        fail_all(e, text); /* ERR-16 */
+        return;
+    }
+    pmic_req *only = NULL;
+    size_t n = undone(e, &only);
+    if (err->thrid.ptr)
+        for (pmic_req *r = e->pending; r; r = r->next)
+            if (!r->done && r->tagged && pmc_slice_eq(err->thrid, r->thrid)) {
+                complete(e, r, PMIC_E_PROTO, NULL);
+                return;
+            }
+    if (n == 1) {
+        complete(e, only, PMIC_E_PROTO, NULL);
+        return;
+    }
+    if (n > 1)
+        fail_all(e, text);
+}
+
+/* Hand out the messages already decoded from buffered bytes, as long as
+ * someone waits: bytes nobody asked for yet (the set lines after initack)
+ * stay buffered for the next request.  True when something happened. */
+static bool drain(pmic_engine *e)
+{
+    bool any = false;
+    pmic_req *only;
+    while (!e->broken && undone(e, &only) > 0) {
+        pmc_msg m;
+        pmc_error err;
+        int rc = pmc_decoder_next(e->dec, &m, &err);
+        if (rc == PMC_AGAIN)
+            break;
+        any = true;
+        if (rc == PMC_MSG)
+            dispatch(e, &m);
+        else
+            decode_error(e, &err);
+    }
+    return any;
+}
+
+/* The progress routine: what is buffered, else one read and what it brought. */
+static void progress(pmic_engine *e)
+{
+    if (drain(e))
+        return;
+    e->reading = true;
+    pthread_mutex_unlock(&e->mu);
+    size_t avail = 0;
+    void *space = pmc_decoder_space(e->dec, 16384, &avail);
+    ssize_t n = space ? pmic_io_read(e->io, space, avail) : -1;
+    if (n > 0)
+        pmc_decoder_commit(e->dec, (size_t)n);
+    pthread_mutex_lock(&e->mu);
+    e->reading = false;
+    if (n > 0)
+        drain(e);
+    else
+        fail_all(e, n == 0 ? "end of stream" : space ? "read error" : "out of memory");
+}
+
+/* ---------------------------------------------------------------- calls */
+
+static void unlink_req(pmic_engine *e, pmic_req *r)
+{
+    for (pmic_req **pp = &e->pending; *pp; pp = &(*pp)->next)
+        if (*pp == r) {
+            *pp = r->next;
+            break;
+        }
+    e->npending--;
+    if (!r->tagged)
+        e->nuntagged--;
+    pthread_cond_broadcast(&e->slot_cv);
+    /* Someone must go on reading for the others. */
+    if (!e->reading)
+        for (pmic_req *o = e->pending; o; o = o->next)
+            if (!o->done) {
+                pthread_cond_signal(&o->cv);
+                break;
+            }
+}
+
+static bool may_overlap(pmic_engine *e, bool tagged)
+{
+    if (e->npending == 0)
+        return true;
+    return tagged && e->tagmode == PMIC_TAG_ON && e->nuntagged == 0;
+}
+
+/* Encode every message into one buffer and write it in one critical
+ * section: a PMI-1 spawn's blocks must not be interleaved with anything. */
+static pmic_status send_msgs(pmic_engine *e, pmc_enc *reqs, size_t n, pmc_out *out)
+{
+    pmc_error err;
+    for (size_t i = 0; i < n; i++) {
+        if (pmc_enc_end(&reqs[i], e->dialect, out, &err) < 0) {
+            for (size_t j = i + 1; j < n; j++)
+                pmc_enc_abandon(&reqs[j]);
+            if (e->debug) {
+                char text[320];
+                pmc_error_format(&err, text, sizeof text);
+                pmic_log(1, "cannot encode request: %s", text);
+            }
+            return err.code == PMC_E_NOMEM ? PMIC_E_NOMEM : PMIC_E_ENCODE;
+        }
+    }
+    if (n == 0)
+        return PMIC_OK;
+    pthread_mutex_lock(&e->wmu);
+    int w = pmic_io_write_all(e->io, out->buf, out->len);
+    pthread_mutex_unlock(&e->wmu);
+    return w < 0 ? PMIC_E_COMM : PMIC_OK;
+}
+
+static void abandon_all(pmc_enc *reqs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        pmc_enc_abandon(&reqs[i]);
+}
+
+pmic_status pmic_call(pmic_engine *e, pmc_enc *req, unsigned flags, const char *expect,
+                      const char *alt, pmic_resp **out)
+{
+    return pmic_call_multi(e, req, req ? 1 : 0, flags, expect, alt, out);
+}
+
+pmic_status pmic_call_multi(pmic_engine *e, pmc_enc *reqs, size_t nreq, unsigned flags,
+                            const char *expect, const char *alt, pmic_resp **out)
+{
+    pmc_enc *req = nreq ? &reqs[0] : NULL;
+    if (out)
+        *out = NULL;
+    pmc_out buf = { 0 };
+    pthread_mutex_lock(&e->mu);
+    if (e->broken) {
+        pthread_mutex_unlock(&e->mu);
+        abandon_all(reqs, nreq);
+        return PMIC_E_COMM;
+    }
+    if (flags & PMIC_CALL_NOREPLY) {
+        /* ABORT-8: nothing to wait for, and no slot needed (THRID-9). */
+        pthread_mutex_unlock(&e->mu);
+        pmic_status st = send_msgs(e, reqs, nreq, &buf);
+        pmc_out_free(&buf);
+        return st;
+    }
+
+    pmic_req r;
+    memset(&r, 0, sizeof r);
+    pthread_cond_init(&r.cv, NULL);
+    r.expect = expect;
+    r.alt = alt;
+    for (;;) {
+        bool tag = req && (((flags & PMIC_CALL_TAG) && e->tagmode != PMIC_TAG_OFF) ||
+                           ((flags & PMIC_CALL_TAG_KNOWN) && e->tagmode == PMIC_TAG_ON));
+        if (e->broken) {
+            pthread_mutex_unlock(&e->mu);
+            pthread_cond_destroy(&r.cv);
+            abandon_all(reqs, nreq);
+            return PMIC_E_COMM;
+        }
+        if (may_overlap(e, tag)) {
+            r.tagged = tag;
+            break;
+        }
+        pthread_cond_wait(&e->slot_cv, &e->mu);
+    }
+    if (r.tagged) {
+        snprintf(r.thrid, sizeof r.thrid, "%lu", ++e->next_thrid);
+        pmc_enc_str(req, "thrid", r.thrid); /* THRID-2: the dialect puts it first */
+    }
+    r.next = e->pending;
+    e->pending = &r;
+    e->npending++;
+    if (!r.tagged)
+        e->nuntagged++;
+    pthread_mutex_unlock(&e->mu);
+
+    pmic_status st = send_msgs(e, reqs, nreq, &buf);
+    pmc_out_free(&buf);
+
+    pthread_mutex_lock(&e->mu);
+    if (st != PMIC_OK && !r.done) {
+        if (st == PMIC_E_COMM)
+            fail_all(e, "write failed");
+        else
+            complete(e, &r, st, NULL);
+    }
+    while (!r.done) {
+        if (!e->reading)
+            progress(e);
+        else
+            pthread_cond_wait(&r.cv, &e->mu);
+    }
+    unlink_req(e, &r);
+    pthread_mutex_unlock(&e->mu);
+    pthread_cond_destroy(&r.cv);
+
+    if (out)
+        *out = r.resp;
+    else
+        pmic_resp_free(r.resp);
+    if (r.status != PMIC_OK && r.status != PMIC_E_PROTO && out) {
+        pmic_resp_free(*out);
+        *out = NULL;
+    }
+    return r.status;
+}
