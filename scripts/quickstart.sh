@@ -20,8 +20,9 @@ usage: scripts/quickstart.sh run|test
          preset, then run the main job:
            ${MAIN_JOB[*]}
   test   Install missing Debian packages, then for each preset in
-         (${TEST_PRESETS[*]}): configure, build and run the whole ctest suite.
-         Fails if any test fails.
+         (${TEST_PRESETS[*]}): configure, build and run the whole ctest suite;
+         then the mock server's integration tests under valgrind
+         (scripts/valgrind.sh).  Fails if any test fails.
 
 Exit status: 0 on success, 1 on any failure, 2 on bad usage.
 USAGE
@@ -67,7 +68,9 @@ cmd_test() {
         ctest --preset "$preset" --output-on-failure -j "$TEST_JOBS" \
             || die "tests failed for preset '$preset'"
     done
-    say "all tests passed (${TEST_PRESETS[*]})"
+    say "valgrind (mock server integration tests)"
+    "$root/scripts/valgrind.sh" build/default || die "valgrind found errors"
+    say "all tests passed (${TEST_PRESETS[*]}, valgrind)"
 }
 
 if [ $# -ne 1 ]; then

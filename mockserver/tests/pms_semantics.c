@@ -699,12 +699,14 @@ static int case_hostile(void)
             lat[k - 1] = x;
         }
     long long p50 = lat[REQS / 2], p99 = lat[REQS * 99 / 100];
-    printf("hostile: %d requests, p50 %lld us, p99 %lld us, %d garbage connections\n", REQS, p50,
-           p99, garbage_conns);
-    CHECK(p99 < 1000, "p99 latency %lld us >= 1 ms", p99);
-    CHECK(garbage_conns > 1, "garbage connections were not closed");
     free(lat);
     pmc_out_free(&fl);
+    printf("hostile: %d requests, p50 %lld us, p99 %lld us, %d garbage connections\n", REQS, p50,
+           p99, garbage_conns);
+    /* under valgrind (scripts/valgrind.sh) only correctness is checked */
+    if (!getenv("PMC_UNDER_VALGRIND"))
+        CHECK(p99 < 1000, "p99 latency %lld us >= 1 ms", p99);
+    CHECK(garbage_conns > 1, "garbage connections were not closed");
     return 0;
 }
 
