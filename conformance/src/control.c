@@ -1,0 +1,346 @@
+/* The harness's own use of PMI: the start-up handshake and the exchange that
+ * ends every case (each rank puts its observation, a fence or barrier, rank 0
+ * reads them all, the others read rank 0's word).  Control values are hex so
+ * that any server stores them intact (MPICH does the same). */
+#include "control.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int env_int(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return -1;
+    char *end;
+    long x = strtol(v, &end, 10);
+    return *end || x < 0 || x > 1 << 24 ? -1 : (int)x;
+}
+
+static char *dup_bytes(const char *p, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        memcpy(d, p, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+/* Receive the next message named `want`, skipping stray responses (a late
+ * answer to a case that timed out).  0, or -1 with a reason in err. */
+static int ctl_expect(pcf_ctx *c, const char *want, uint64_t deadline, pmc_msg *m, char *err,
+                      size_t errlen)
+{
+    pmc_error de;
+    for (int skipped = 0; skipped < 64; skipped++) {
+        pws_result r = pws_recv(c->s, deadline, m, &de);
+        if (r == PWS_MSG) {
+            if (pmc_slice_eq(m->name, want))
+                return 0;
+            pws_note(c->s, "control: skipped a stray %.*s while waiting for %s",
+                     (int)m->name.len, m->name.ptr, want);
+            continue;
+        }
+        if (r == PWS_BAD && !de.fatal)
+            continue;
+        snprintf(err, errlen, "waiting for %s: %s", want, pws_result_name(r));
+        return -1;
+    }
+    snprintf(err, errlen, "waiting for %s: too many unexpected messages", want);
+    return -1;
+}
+
+static int ctl_send(pcf_ctx *c, pmc_enc *e, uint64_t deadline, char *err, size_t errlen)
+{
+    int rc = pws_send_enc(c->s, e, &pmc_dialect_strict, deadline, NULL);
+    if (rc) {
+        snprintf(err, errlen, "sending a control request: %s", pws_result_name(rc));
+        return -1;
+    }
+    return 0;
+}
+
+static int ok_rc(const pmc_msg *m)
+{
+    long long rc = -1;
+    return pmc_msg_get_int(m, "rc", &rc) == 1 && rc == 0;
+}
+
+/* ---------------------------------------------------------------- handshake */
+
+static int hs_v2(pcf_ctx *c, uint64_t dl)
+{
+    pcf_handshake *h = &c->hs;
+    pmc_enc e;
+    pmc_msg m;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "init");
+    pmc_enc_int(&e, "pmi_version", 2);
+    pmc_enc_int(&e, "pmi_subversion", 0);
+    if (ctl_send(c, &e, dl, h->error, sizeof h->error) ||
+        ctl_expect(c, "response_to_init", dl, &m, h->error, sizeof h->error))
+        return -1;
+    h->init_raw = dup_bytes(m.raw.ptr, m.raw.len);
+    h->init_len = m.raw.len;
+    long long v = -1;
+    if (!ok_rc(&m) || pmc_msg_get_int(&m, "pmi_version", &v) != 1 || v != 2) {
+        snprintf(h->error, sizeof h->error, "the server refused PMI-2 in response_to_init");
+        return -1;
+    }
+    pmc_enc_begin(&e, PMC_WIRE_V2, "fullinit");
+    int id = h->via_port ? env_int("PMI_ID") : h->env_rank;
+    if (id >= 0)
+        pmc_enc_int(&e, "pmirank", id);
+    const char *jid = getenv("PMI_JOBID");
+    if (jid && *jid)
+        pmc_enc_str(&e, "pmijobid", jid);
+    pmc_enc_bool(&e, "threaded", false);
+    if (ctl_send(c, &e, dl, h->error, sizeof h->error) ||
+        ctl_expect(c, "fullinit-response", dl, &m, h->error, sizeof h->error))
+        return -1;
+    h->fullinit_raw = dup_bytes(m.raw.ptr, m.raw.len);
+    h->fullinit_len = m.raw.len;
+    long long r = -1, s = -1;
+    if (!ok_rc(&m)) {
+        snprintf(h->error, sizeof h->error, "fullinit-response has rc != 0");
+        return -1;
+    }
+    if (pmc_msg_get_int(&m, "rank", &r) != 1)
+        r = h->env_rank;
+    if (pmc_msg_get_int(&m, "size", &s) != 1)
+        s = h->env_size;
+    if (r < 0 || s <= 0 || r >= s) {
+        snprintf(h->error, sizeof h->error, "fullinit-response gives no usable rank/size");
+        return -1;
+    }
+    c->rank = (int)r;
+    c->size = (int)s;
+    pmc_enc_begin(&e, PMC_WIRE_V2, "job-getid");
+    if (ctl_send(c, &e, dl, h->error, sizeof h->error) ||
+        ctl_expect(c, "job-getid-response", dl, &m, h->error, sizeof h->error))
+        return -1;
+    pcf_get(&m, "jobid", c->jobid, sizeof c->jobid);
+    return 0;
+}
+
+static int hs_v1(pcf_ctx *c, uint64_t dl)
+{
+    pcf_handshake *h = &c->hs;
+    pmc_enc e;
+    pmc_msg m;
+    int rank = h->env_rank, size = h->env_size;
+    if (h->via_port) { /* V1CMD-1: identify first */
+        pmc_enc_begin(&e, PMC_WIRE_V1, "initack");
+        pmc_enc_int(&e, "pmiid", env_int("PMI_ID"));
+        if (ctl_send(c, &e, dl, h->error, sizeof h->error) ||
+            ctl_expect(c, "initack", dl, &m, h->error, sizeof h->error))
+            return -1;
+        for (int i = 0; i < 3; i++) {
+            if (ctl_expect(c, "set", dl, &m, h->error, sizeof h->error))
+                return -1;
+            long long x;
+            if (pmc_msg_get_int(&m, "size", &x) == 1)
+                size = (int)x;
+            if (pmc_msg_get_int(&m, "rank", &x) == 1)
+                rank = (int)x;
+        }
+    }
+    pmc_enc_begin(&e, PMC_WIRE_V1, "init");
+    pmc_enc_int(&e, "pmi_version", 1);
+    pmc_enc_int(&e, "pmi_subversion", 1);
+    if (ctl_send(c, &e, dl, h->error, sizeof h->error) ||
+        ctl_expect(c, "response_to_init", dl, &m, h->error, sizeof h->error))
+        return -1;
+    h->init_raw = dup_bytes(m.raw.ptr, m.raw.len);
+    h->init_len = m.raw.len;
+    long long v = -1;
+    if (!ok_rc(&m) || pmc_msg_get_int(&m, "pmi_version", &v) != 1 || v != 1) {
+        snprintf(h->error, sizeof h->error, "the server refused PMI-1 in response_to_init");
+        return -1;
+    }
+    pmc_enc_begin(&e, PMC_WIRE_V1, "get_maxes");
+    if (ctl_send(c, &e, dl, h->error, sizeof h->error) ||
+        ctl_expect(c, "maxes", dl, &m, h->error, sizeof h->error))
+        return -1;
+    h->maxes_raw = dup_bytes(m.raw.ptr, m.raw.len);
+    h->maxes_len = m.raw.len;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "get_my_kvsname");
+    if (ctl_send(c, &e, dl, h->error, sizeof h->error) ||
+        ctl_expect(c, "my_kvsname", dl, &m, h->error, sizeof h->error))
+        return -1;
+    if (!pcf_get(&m, "kvsname", c->kvsname, sizeof c->kvsname)) {
+        snprintf(h->error, sizeof h->error, "my_kvsname carries no kvsname");
+        return -1;
+    }
+    if (rank < 0 || size <= 0 || rank >= size) {
+        snprintf(h->error, sizeof h->error, "no rank/size (PMI_RANK/PMI_SIZE unset)");
+        return -1;
+    }
+    c->rank = rank;
+    c->size = size;
+    return 0;
+}
+
+int pcf_ctl_handshake(pcf_ctx *c, unsigned timeout_ms)
+{
+    pcf_handshake *h = &c->hs;
+    h->env_rank = env_int("PMI_RANK");
+    h->env_size = env_int("PMI_SIZE");
+    const char *fd = getenv("PMI_FD");
+    h->via_port = !(fd && *fd) && getenv("PMI_PORT");
+    c->rank = h->env_rank >= 0 ? h->env_rank : 0;
+    c->size = h->env_size > 0 ? h->env_size : 1;
+    if (pws_open_env(&c->s, "r", h->error, sizeof h->error) != 0)
+        return -1;
+    uint64_t dl = pws_deadline_ms(timeout_ms);
+    int rc = c->pmi == 1 ? hs_v1(c, dl) : hs_v2(c, dl);
+    h->ok = rc == 0;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- exchange */
+
+static int unhex(const char *s, size_t n, char *out, size_t outn)
+{
+    size_t j = 0;
+    for (size_t i = 0; i + 1 < n && j + 1 < outn; i += 2) {
+        int hi = s[i] >= 'A' ? (s[i] & ~0x20) - 'A' + 10 : s[i] - '0';
+        int lo = s[i + 1] >= 'A' ? (s[i + 1] & ~0x20) - 'A' + 10 : s[i + 1] - '0';
+        if (hi < 0 || hi > 15 || lo < 0 || lo > 15)
+            return -1;
+        out[j++] = (char)(hi << 4 | lo);
+    }
+    out[j] = 0;
+    return 0;
+}
+
+static int put(pcf_ctx *c, const char *key, const char *val, uint64_t dl, char *err, size_t el)
+{
+    pmc_enc e;
+    pmc_msg m;
+    if (c->pmi == 1) {
+        pmc_enc_begin(&e, PMC_WIRE_V1, "put");
+        pmc_enc_str(&e, "kvsname", c->kvsname);
+        pmc_enc_str(&e, "key", key);
+        pmc_enc_str(&e, "value", val);
+        if (ctl_send(c, &e, dl, err, el) || ctl_expect(c, "put_result", dl, &m, err, el))
+            return -1;
+    } else {
+        pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-put");
+        pmc_enc_str(&e, "key", key);
+        pmc_enc_str(&e, "value", val);
+        if (ctl_send(c, &e, dl, err, el) || ctl_expect(c, "kvs-put-response", dl, &m, err, el))
+            return -1;
+    }
+    if (!ok_rc(&m)) {
+        snprintf(err, el, "control put of %s refused", key);
+        return -1;
+    }
+    return 0;
+}
+
+static int fence(pcf_ctx *c, uint64_t dl, char *err, size_t el)
+{
+    pmc_enc e;
+    pmc_msg m;
+    if (c->pmi == 1) {
+        pmc_enc_begin(&e, PMC_WIRE_V1, "barrier_in");
+        return ctl_send(c, &e, dl, err, el) || ctl_expect(c, "barrier_out", dl, &m, err, el) ? -1
+                                                                                             : 0;
+    }
+    pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-fence");
+    if (ctl_send(c, &e, dl, err, el) || ctl_expect(c, "kvs-fence-response", dl, &m, err, el))
+        return -1;
+    if (!ok_rc(&m)) {
+        snprintf(err, el, "control fence refused");
+        return -1;
+    }
+    return 0;
+}
+
+/* Get a key, retrying "not found" until the deadline (a lazy fence server
+ * may answer before every rank has put). */
+static int get(pcf_ctx *c, const char *key, char *val, size_t vn, uint64_t dl, char *err,
+               size_t el)
+{
+    for (;;) {
+        pmc_enc e;
+        pmc_msg m;
+        if (c->pmi == 1) {
+            pmc_enc_begin(&e, PMC_WIRE_V1, "get");
+            pmc_enc_str(&e, "kvsname", c->kvsname);
+            pmc_enc_str(&e, "key", key);
+            if (ctl_send(c, &e, dl, err, el) || ctl_expect(c, "get_result", dl, &m, err, el))
+                return -1;
+        } else {
+            pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-get");
+            pmc_enc_str(&e, "key", key);
+            if (ctl_send(c, &e, dl, err, el) ||
+                ctl_expect(c, "kvs-get-response", dl, &m, err, el))
+                return -1;
+        }
+        bool found = false;
+        if (ok_rc(&m) && (c->pmi == 1 || (pmc_msg_get_bool(&m, "found", &found, NULL) == 1 &&
+                                          found))) {
+            pcf_get(&m, "value", val, vn);
+            return 0;
+        }
+        if (pws_now_usec() + 200000 >= dl) {
+            snprintf(err, el, "control key %s never became visible", key);
+            return -1;
+        }
+        struct timespec ts = { 0, 100 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
+int pcf_ctl_exchange(pcf_ctx *c, int seq, const char *mine, char **all, size_t valn,
+                     unsigned timeout_ms, char *err, size_t el)
+{
+    uint64_t dl = pws_deadline_ms(timeout_ms);
+    char key[64], hex[1024];
+    size_t ml = strlen(mine);
+    if (ml > 500)
+        ml = 500; /* hex of it fits the 1023 bytes every server keeps (B9) */
+    pcf_hex(mine, ml, hex, sizeof hex);
+    snprintf(key, sizeof key, "pcf-%d-%d", seq, c->rank);
+    if (put(c, key, hex, dl, err, el) || fence(c, dl, err, el))
+        return -1;
+    for (int r = 0; r < c->size; r++) {
+        if (c->rank == 0 ? r == 0 : r != 0) {
+            if (r == c->rank)
+                snprintf(all[r], valn, "%.*s", (int)ml, mine);
+            continue;
+        }
+        snprintf(key, sizeof key, "pcf-%d-%d", seq, r);
+        if (get(c, key, hex, sizeof hex, dl, err, el))
+            return -1;
+        if (unhex(hex, strlen(hex), all[r], valn) != 0) {
+            snprintf(err, el, "control value of rank %d is not hex", r);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int pcf_ctl_finalize(pcf_ctx *c, unsigned timeout_ms)
+{
+    uint64_t dl = pws_deadline_ms(timeout_ms);
+    char err[128];
+    pmc_enc e;
+    pmc_msg m;
+    if (c->pmi == 1) {
+        pmc_enc_begin(&e, PMC_WIRE_V1, "finalize");
+        return ctl_send(c, &e, dl, err, sizeof err) ||
+                       ctl_expect(c, "finalize_ack", dl, &m, err, sizeof err)
+                   ? -1
+                   : 0;
+    }
+    pmc_enc_begin(&e, PMC_WIRE_V2, "finalize");
+    return ctl_send(c, &e, dl, err, sizeof err) ||
+                   ctl_expect(c, "finalize-response", dl, &m, err, sizeof err)
+               ? -1
+               : 0;
+}

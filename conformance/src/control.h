@@ -1,0 +1,17 @@
+/* The harness's own PMI traffic: handshake, per-case exchange, finalize. */
+#ifndef PCF_CONTROL_H
+#define PCF_CONTROL_H
+
+#include "internal.h"
+
+/* Open the launcher's connection and initialise it as c->pmi (1 or 2);
+ * fills c->hs, rank, size, jobid/kvsname.  0, or -1 with c->hs.error. */
+int pcf_ctl_handshake(pcf_ctx *c, unsigned timeout_ms);
+/* Every rank contributes `mine`; rank 0 receives all[0..size-1], the other
+ * ranks receive all[0] (rank 0's word) and their own.  Each all[i] holds valn
+ * bytes.  0, or -1 with err (the control channel is lost). */
+int pcf_ctl_exchange(pcf_ctx *c, int seq, const char *mine, char **all, size_t valn,
+                     unsigned timeout_ms, char *err, size_t el);
+int pcf_ctl_finalize(pcf_ctx *c, unsigned timeout_ms);
+
+#endif

@@ -1,0 +1,293 @@
+/* What a case sees: its rank and session, deadline-bounded calls through the
+ * codec, and the observation it reports. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int pcf_rank(const pcf_ctx *c) { return c->rank; }
+int pcf_size(const pcf_ctx *c) { return c->size; }
+pws_session *pcf_session(pcf_ctx *c) { return c->s; }
+int pcf_pmi_version(const pcf_ctx *c) { return c->pmi; }
+const char *pcf_jobid(const pcf_ctx *c) { return c->jobid; }
+const char *pcf_kvsname(const pcf_ctx *c) { return c->kvsname; }
+const char *pcf_tag(const pcf_ctx *c) { return c->tag; }
+uint64_t pcf_deadline(const pcf_ctx *c) { return c->deadline; }
+const pcf_handshake *pcf_hs(const pcf_ctx *c) { return &c->hs; }
+bool pcf_observed(const pcf_ctx *c) { return c->observed; }
+
+void pcf_ctx_begin_case(pcf_ctx *c, const pcf_case *k, const char *tag, unsigned timeout_ms)
+{
+    c->cur = k;
+    c->observed = false;
+    memset(&c->obs, 0, sizeof c->obs);
+    snprintf(c->tag, sizeof c->tag, "%s", tag);
+    c->deadline = pws_deadline_ms(timeout_ms);
+}
+
+void pcf_observe(pcf_ctx *c, const char *outcome, const char *fmt, ...)
+{
+    pcf_obs o;
+    pcf_grade(c->cur, outcome, c->o ? c->o->strict : false, &o);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(o.detail, sizeof o.detail, fmt, ap);
+    va_end(ap);
+    if (c->s)
+        pws_note(c->s, "observed %s: %s", outcome, o.detail);
+    if (!c->observed || pcf_verdict_severity(o.verdict) > pcf_verdict_severity(c->obs.verdict)) {
+        c->obs = o;
+        c->observed = true;
+    }
+}
+
+void pcf_note(pcf_ctx *c, const char *fmt, ...)
+{
+    if (!c->s)
+        return;
+    char buf[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    pws_note(c->s, "%s", buf);
+}
+
+static int send_failed(pcf_ctx *c, int rc)
+{
+    if (rc == PWS_TIMEOUT)
+        pcf_observe(c, "no-answer", "the server stopped reading: write blocked until the deadline");
+    else if (rc == PWS_BAD)
+        pcf_observe(c, "harness-error", "the codec refused to encode the request");
+    else if (rc == PWS_CLOSED)
+        pcf_observe(c, "harness-error", "the session is closed");
+    else
+        pcf_observe(c, "closed", "write failed: the server closed the connection (%s)",
+                    strerror(pws_errno(c->s)));
+    return -1;
+}
+
+int pcf_send(pcf_ctx *c, pmc_enc *e)
+{
+    if (!c->s) {
+        pmc_enc_abandon(e);
+        pcf_observe(c, "harness-error", "no PMI session");
+        return -1;
+    }
+    int rc = pws_send_enc(c->s, e, &pmc_dialect_strict, c->deadline, NULL);
+    return rc ? send_failed(c, rc) : 0;
+}
+
+int pcf_send_raw(pcf_ctx *c, const void *buf, size_t len)
+{
+    if (!c->s) {
+        pcf_observe(c, "harness-error", "no PMI session");
+        return -1;
+    }
+    int rc = pws_send_raw(c->s, buf, len, c->deadline);
+    return rc ? send_failed(c, rc) : 0;
+}
+
+pws_result pcf_recv(pcf_ctx *c, pmc_msg *m, pmc_error *err)
+{
+    if (!c->s)
+        return PWS_CLOSED;
+    return pws_recv(c->s, c->deadline, m, err);
+}
+
+int pcf_expect(pcf_ctx *c, const char *reply, pmc_msg *m)
+{
+    pmc_error err;
+    char buf[300];
+    pws_result r = pcf_recv(c, m, &err);
+    switch (r) {
+    case PWS_MSG:
+        if (pmc_slice_eq(m->name, reply))
+            return 0;
+        pcf_observe(c, "wrong-response", "expected %s, got %s", reply, pcf_show(m, buf, sizeof buf));
+        return -1;
+    case PWS_TIMEOUT:
+        pcf_observe(c, "no-answer", "no %s within the deadline", reply);
+        return -1;
+    case PWS_EOF:
+        pcf_observe(c, "closed", "the server closed the connection instead of sending %s", reply);
+        return -1;
+    case PWS_BAD:
+        pmc_error_format(&err, buf, sizeof buf);
+        pcf_observe(c, "bad-response", "the response does not decode: %s", buf);
+        return -1;
+    default:
+        pcf_observe(c, "io-error", "reading the response failed (%s)", pws_result_name(r));
+        return -1;
+    }
+}
+
+int pcf_call(pcf_ctx *c, pmc_enc *e, const char *reply, pmc_msg *m)
+{
+    if (pcf_send(c, e) != 0)
+        return -1;
+    return pcf_expect(c, reply, m);
+}
+
+int pcf_rc(const pmc_msg *m, long long *rc)
+{
+    return pmc_msg_get_int(m, "rc", rc);
+}
+
+bool pcf_get(const pmc_msg *m, const char *key, char *buf, size_t n)
+{
+    pmc_slice v;
+    if (!pmc_msg_get(m, key, &v)) {
+        if (n)
+            buf[0] = 0;
+        return false;
+    }
+    pmc_slice_copy(v, buf, n);
+    return true;
+}
+
+/* Printable rendering: bytes outside 0x20-0x7e as \xNN, truncated with "...". */
+const char *pcf_show(const pmc_msg *m, char *buf, size_t n)
+{
+    size_t j = 0;
+    const char *p = m->raw.ptr;
+    for (size_t i = 0; i < m->raw.len && j + 5 < n; i++) {
+        unsigned char ch = (unsigned char)p[i];
+        if (ch == '\n') {
+            buf[j++] = '\\';
+            buf[j++] = 'n';
+        } else if (ch < 0x20 || ch > 0x7e) {
+            j += (size_t)snprintf(buf + j, n - j, "\\x%02x", ch);
+        } else {
+            buf[j++] = (char)ch;
+        }
+        if (j + 5 >= n && i + 1 < m->raw.len) {
+            memcpy(buf + j - 3, "...", 3);
+            break;
+        }
+    }
+    buf[j < n ? j : n - 1] = 0;
+    return buf;
+}
+
+void pcf_hex(const void *p, size_t n, char *out, size_t outn)
+{
+    static const char hx[] = "0123456789ABCDEF";
+    const unsigned char *b = p;
+    size_t j = 0;
+    for (size_t i = 0; i < n && j + 2 < outn; i++) {
+        out[j++] = hx[b[i] >> 4];
+        out[j++] = hx[b[i] & 15];
+    }
+    if (outn)
+        out[j] = 0;
+}
+
+int pcf_decode(pcf_ctx *c, const char *raw, size_t len, pmc_msg *m, pmc_error *err)
+{
+    if (!raw)
+        return -1;
+    if (!c->scratch && !(c->scratch = pmc_decoder_new(NULL)))
+        return -1;
+    pmc_decoder_reset(c->scratch);
+    size_t used = 0;
+    int rc = pmc_decode_buffer(c->scratch, raw, len, 0, m, err, &used);
+    return rc == PMC_MSG ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- KVS helpers */
+
+int pcf_kvs_put(pcf_ctx *c, const char *key, const char *value)
+{
+    pmc_enc e;
+    pmc_msg m;
+    long long rc = -1;
+    if (c->pmi == 1) {
+        pmc_enc_begin(&e, PMC_WIRE_V1, "put");
+        pmc_enc_str(&e, "kvsname", c->kvsname);
+        pmc_enc_str(&e, "key", key);
+        pmc_enc_str(&e, "value", value);
+        if (pcf_call(c, &e, "put_result", &m))
+            return -1;
+    } else {
+        pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-put");
+        pmc_enc_str(&e, "key", key);
+        pmc_enc_str(&e, "value", value);
+        if (pcf_call(c, &e, "kvs-put-response", &m))
+            return -1;
+    }
+    if (pcf_rc(&m, &rc) != 1 || rc != 0) {
+        char b[200];
+        pcf_observe(c, "put-refused", "put of %s answered %s", key, pcf_show(&m, b, sizeof b));
+        return -1;
+    }
+    return 0;
+}
+
+int pcf_kvs_fence(pcf_ctx *c)
+{
+    pmc_enc e;
+    pmc_msg m;
+    long long rc = 0;
+    if (c->pmi == 1) {
+        pmc_enc_begin(&e, PMC_WIRE_V1, "barrier_in");
+        if (pcf_call(c, &e, "barrier_out", &m))
+            return -1;
+        if (pcf_rc(&m, &rc) == -1 || rc != 0) { /* RC-3: absent rc is success */
+            pcf_observe(c, "fence-refused", "barrier_out with rc != 0");
+            return -1;
+        }
+        return 0;
+    }
+    pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-fence");
+    if (pcf_call(c, &e, "kvs-fence-response", &m))
+        return -1;
+    if (pcf_rc(&m, &rc) != 1 || rc != 0) {
+        pcf_observe(c, "fence-refused", "kvs-fence-response without rc=0");
+        return -1;
+    }
+    return 0;
+}
+
+int pcf_kvs_get(pcf_ctx *c, const char *key, bool *found, char *value, size_t n, pmc_msg *resp)
+{
+    pmc_enc e;
+    pmc_msg local;
+    pmc_msg *m = resp ? resp : &local;
+    long long rc = -1;
+    *found = false;
+    if (n)
+        value[0] = 0;
+    if (c->pmi == 1) {
+        pmc_enc_begin(&e, PMC_WIRE_V1, "get");
+        pmc_enc_str(&e, "kvsname", c->kvsname);
+        pmc_enc_str(&e, "key", key);
+        if (pcf_call(c, &e, "get_result", m))
+            return -1;
+        int r = pcf_rc(m, &rc);
+        *found = (r == 0 || (r == 1 && rc == 0)) && pcf_get(m, "value", value, n);
+        return 0;
+    }
+    pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-get");
+    pmc_enc_str(&e, "key", key);
+    if (pcf_call(c, &e, "kvs-get-response", m))
+        return -1;
+    bool f = false;
+    if (pcf_rc(m, &rc) == 1 && rc == 0 && pmc_msg_get_bool(m, "found", &f, NULL) == 1 && f)
+        *found = pcf_get(m, "value", value, n);
+    return 0;
+}
+
+const pmc_dialect *pcf_dialect_pad(pmc_len_pad pad)
+{
+    static pmc_dialect left, zero;
+    pmc_dialect *d = pad == PMC_PAD_LEFT ? &left : pad == PMC_PAD_ZERO ? &zero : NULL;
+    if (!d)
+        return &pmc_dialect_strict;
+    *d = pmc_dialect_strict;
+    d->name = pad == PMC_PAD_LEFT ? "strict-len-left" : "strict-len-zero";
+    d->len_pad = pad;
+    return d;
+}

@@ -1,0 +1,156 @@
+/* pmi2-conform internals shared by the core files (not by cases). */
+#ifndef PCF_INTERNAL_H
+#define PCF_INTERNAL_H
+
+#include "pcf.h"
+
+#include <stdio.h>
+
+#define PCF_TOOL_VERSION "0.1.0"
+
+enum { PCF_EXIT_OK = 0, PCF_EXIT_NONCONFORMANT = 1, PCF_EXIT_USAGE = 2 };
+
+/* ---- registry ------------------------------------------------------------ */
+
+typedef struct pcf_entry {
+    const pcf_case *c;
+    const char *file;
+    char section[64]; /* id up to the last '/': "pmi2/kvs" */
+    size_t order;     /* registration order, the tie-break */
+} pcf_entry;
+
+/* All cases in run order (family, section, file order). */
+const pcf_entry *pcf_cases(size_t *n);
+const pcf_entry *pcf_case_find(const char *id);
+bool pcf_glob(const char *pat, const char *s);
+/* Selection: globs, "!glob" excludes; no include glob = everything. */
+bool pcf_selected(const char *id, char *const *globs, size_t nglobs);
+/* Registry checks (ids unique and well-formed, clauses known); 0 or -1 with text on f. */
+int pcf_registry_check(FILE *f);
+
+/* ---- grading ------------------------------------------------------------- */
+
+typedef struct pcf_obs {
+    int verdict;        /* after the case's table */
+    char outcome[48];
+    char clause[24];    /* clause that graded it */
+    char detail[600];
+} pcf_obs;
+
+/* Grade one outcome of a case; strict turns NON-STRICT into FAIL. */
+void pcf_grade(const pcf_case *c, const char *outcome, bool strict, pcf_obs *o);
+const pcf_outcome *pcf_outcome_find(const pcf_case *c, const char *name);
+
+/* ---- results --------------------------------------------------------------- */
+
+typedef struct pcf_result {
+    const pcf_entry *e;
+    int verdict;
+    char outcome[48];
+    char clause[24];
+    char *actual;       /* per-rank details, "r1: ..." lines */
+    uint64_t usec;      /* duration of the last run */
+    int runs;           /* times it ran (repeat) */
+    unsigned seen;      /* bit per verdict seen over repeats */
+    int worst;          /* worst verdict over the runs (shown with FLAKY) */
+    char *trace;        /* path of its merged trace, when written */
+    bool baseline_listed;
+    int baseline_verdict;
+    bool deviation;
+} pcf_result;
+
+typedef struct pcf_results {
+    pcf_result *r;
+    size_t n;
+    double seconds;
+    char target[256]; /* what was tested: "mpiexec.hydra -n {n}", "run as job" */
+    char tracedir[512]; /* where the per-rank case traces are ("" when none) */
+} pcf_results;
+
+pcf_result *pcf_results_get(pcf_results *rs, const pcf_entry *e); /* adds when new */
+void pcf_result_add_run(pcf_result *r, int verdict, const char *outcome, const char *clause,
+                        const char *actual, uint64_t usec);
+void pcf_result_skip(pcf_result *r, const char *why);
+void pcf_results_free(pcf_results *rs);
+/* Results file of one launch: "start" and "result" lines (escaped fields). */
+int pcf_resfile_start(FILE *f, const char *id, int iter);
+int pcf_resfile_result(FILE *f, const char *id, int iter, int verdict, const char *outcome,
+                       const char *clause, uint64_t usec, const char *actual);
+int pcf_resfile_skip(FILE *f, const char *id, const char *why);
+/* Read a results file into rs.  *open_id gets the id of a case that started
+ * without a result (the one in progress when the launch ended), "" if none. */
+int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n);
+
+/* ---- options --------------------------------------------------------------- */
+
+typedef struct pcf_opts {
+    char **globs;
+    size_t nglobs;
+    bool strict;
+    int repeat;
+    unsigned timeout_ms;    /* per case */
+    int pmi;                /* control protocol of this run: 1 or 2 */
+    const char *launch;     /* orchestrated: the launch template */
+    int np;                 /* ranks per launch (orchestrated) */
+    const char *junit, *json_dir, *html, *baseline, *write_baseline, *results_file;
+    bool tap, list, quiet, verbose, child, progress;
+    const char *argv0;
+} pcf_opts;
+
+/* ---- running ---------------------------------------------------------------- */
+
+int pcf_run_job(const pcf_opts *o);         /* server mode as a rank of the job */
+int pcf_run_orchestrated(const pcf_opts *o); /* --launch */
+/* Which cases this run may execute, and why not (NULL: runnable). */
+const char *pcf_unrunnable(const pcf_case *c, int pmi, int size);
+/* Per-rank trace file of one case run ("DIR/<safe>.r<rank>.trace"). */
+void pcf_safe_name(const char *id, char *out, size_t n);
+
+/* ---- reports ---------------------------------------------------------------- */
+
+int pcf_baseline_apply(pcf_results *rs, const char *path, bool strict, FILE *err);
+int pcf_baseline_write(const pcf_results *rs, const char *path);
+/* Console (grouped by section) to f; returns the exit code of the run. */
+int pcf_report(pcf_results *rs, const pcf_opts *o, FILE *f);
+int pcf_exit_code(const pcf_results *rs, const pcf_opts *o);
+/* The report files only (JUnit, JSON, HTML), e.g. provisionally. */
+void pcf_report_files(pcf_results *rs, const pcf_opts *o);
+void pcf_summary_line(const pcf_results *rs, char *buf, size_t n);
+
+/* ---- JSON -------------------------------------------------------------------- */
+
+void pcf_json_str(FILE *f, const char *s, size_t len);
+void pcf_json_cstr(FILE *f, const char *s);
+typedef struct pcf_jv pcf_jv; /* parsed JSON value */
+pcf_jv *pcf_json_parse(const char *text, size_t len, char *err, size_t errlen);
+void pcf_json_free(pcf_jv *v);
+const pcf_jv *pcf_json_get(const pcf_jv *obj, const char *key);
+size_t pcf_json_count(const pcf_jv *obj);                        /* members / elements */
+const pcf_jv *pcf_json_member(const pcf_jv *obj, size_t i, const char **key);
+const char *pcf_json_string(const pcf_jv *v); /* NULL unless a string */
+
+/* ---- progress --------------------------------------------------------------- */
+
+void pcf_progress(const pcf_opts *o, size_t done, size_t total, const char *id);
+void pcf_progress_end(const pcf_opts *o);
+
+/* ---- the context a case runs in --------------------------------------------- */
+
+struct pcf_ctx {
+    int rank, size, pmi;
+    pws_session *s;
+    pcf_handshake hs;
+    char jobid[256];
+    char kvsname[256];
+    char tag[32];
+    uint64_t deadline;
+    const pcf_case *cur;
+    const pcf_opts *o;
+    bool observed;
+    pcf_obs obs;       /* worst so far on this rank */
+    pmc_decoder *scratch;
+};
+
+void pcf_ctx_begin_case(pcf_ctx *c, const pcf_case *k, const char *tag, unsigned timeout_ms);
+
+#endif

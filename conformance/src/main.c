@@ -1,0 +1,207 @@
+/* pmi2-conform: the conformance suite for PMI-1/PMI-2 servers.
+ *
+ *   mpiexec -n 4 pmi2-conform server [options] [GLOB...]     run as the job
+ *   pmi2-conform server --launch 'mpiexec -n {n}' [...]       orchestrated
+ *   pmi2-conform --list [GLOB...]                             the cases */
+#include "internal.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+    fputs("usage: LAUNCHER pmi2-conform server [options] [GLOB...]\n"
+          "       pmi2-conform server --launch 'LAUNCHER -n {n}' [options] [GLOB...]\n"
+          "       pmi2-conform --list [GLOB...]\n"
+          "\n"
+          "Conformance suite for PMI servers (process managers) against SPEC.md.  Run as\n"
+          "the job (every rank connects through PMI_FD or PMI_PORT+PMI_ID; rank 0\n"
+          "reports), or with --launch to run the suite as several launches so that a\n"
+          "case that ends its job cannot take the others down.\n"
+          "\n"
+          "selection: GLOB matches case ids (pmi2/kvs/*); a prefix selects a section\n"
+          "(pmi2/kvs); !GLOB excludes.  Default: every case.\n"
+          "\n"
+          "options:\n"
+          "      --pmi 1|2           protocol the job's sessions speak (default 2)\n"
+          "      --launch TEMPLATE   orchestrate: run launches of TEMPLATE with {n} = ranks\n"
+          "  -n, --np N              ranks per orchestrated launch (default 4)\n"
+          "  -t, --timeout SEC       deadline of each case (default 10)\n"
+          "      --strict            SHOULD-level deviations (NON-STRICT) fail\n"
+          "      --repeat N          run each case N times; differing verdicts are FLAKY\n"
+          "      --baseline FILE     expected verdicts (JSON); fail only on deviations\n"
+          "      --write-baseline FILE  record this run's verdicts as a baseline\n"
+          "      --junit FILE        JUnit XML report\n"
+          "      --tap               TAP on standard output instead of the console report\n"
+          "      --json DIR          DIR/index.json, one JSON and one trace per case\n"
+          "      --html FILE         one self-contained HTML page\n"
+          "      --list              list the selected cases and exit\n"
+          "  -q, --quiet             print only the summary line\n"
+          "  -v, --verbose           details for passing cases too; show launch commands\n"
+          "  -h, --help              this text\n"
+          "  -V, --version           version\n"
+          "\n"
+          "verdicts: PASS, NON-STRICT, UNSUPPORTED, INFO, FAIL, ERROR (harness), TIMEOUT,\n"
+          "SKIPPED, FLAKY.\n"
+          "exit status: 0 conformant, 1 non-conformant (FAIL, TIMEOUT, FLAKY; NON-STRICT\n"
+          "with --strict; with --baseline: any deviation), 2 usage or harness error.\n",
+          f);
+}
+
+static int list_cases(const pcf_opts *o)
+{
+    size_t n;
+    const pcf_entry *e = pcf_cases(&n);
+    for (size_t i = 0; i < n; i++) {
+        const pcf_case *c = e[i].c;
+        if (!pcf_selected(c->id, o->globs, o->nglobs))
+            continue;
+        const pcf_clause *cl = pcf_clause_get(c->clause);
+        printf("%-44s %-12s %-9s %s%s%s\n", c->id, c->clause, cl ? cl->level_text : "?",
+               c->desc, (c->flags & PCF_DESTRUCTIVE) ? " [destructive]" : "",
+               (c->flags & PCF_V1) && !(c->flags & PCF_V2) ? " [PMI-1]" : "");
+    }
+    return 0;
+}
+
+static int parse_uint(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+enum {
+    O_PMI = 256, O_LAUNCH, O_STRICT, O_REPEAT, O_BASELINE, O_WBASELINE, O_JUNIT, O_TAP,
+    O_JSON, O_HTML, O_LIST, O_RESULTS, O_CHILD,
+};
+
+/* One option: -1 to go on, else the exit code to return at once. */
+static int apply(pcf_opts *o, int ch, const char *arg)
+{
+    int v;
+    switch (ch) {
+    case O_PMI:
+        if (parse_uint(arg, 1, 2, &o->pmi)) {
+            fprintf(stderr, "pmi2-conform: --pmi takes 1 or 2\n");
+            return PCF_EXIT_USAGE;
+        }
+        return -1;
+    case O_LAUNCH: o->launch = arg; return -1;
+    case 'n':
+        if (parse_uint(arg, 1, 4096, &o->np)) {
+            fprintf(stderr, "pmi2-conform: -n takes a number of ranks\n");
+            return PCF_EXIT_USAGE;
+        }
+        return -1;
+    case 't':
+        if (parse_uint(arg, 1, 3600, &v)) {
+            fprintf(stderr, "pmi2-conform: --timeout takes seconds (1-3600)\n");
+            return PCF_EXIT_USAGE;
+        }
+        o->timeout_ms = (unsigned)v * 1000u;
+        return -1;
+    case O_STRICT: o->strict = true; return -1;
+    case O_REPEAT:
+        if (parse_uint(arg, 1, 1000, &o->repeat)) {
+            fprintf(stderr, "pmi2-conform: --repeat takes 1-1000\n");
+            return PCF_EXIT_USAGE;
+        }
+        return -1;
+    case O_BASELINE: o->baseline = arg; return -1;
+    case O_WBASELINE: o->write_baseline = arg; return -1;
+    case O_JUNIT: o->junit = arg; return -1;
+    case O_TAP: o->tap = true; return -1;
+    case O_JSON: o->json_dir = *arg ? arg : NULL; return -1;
+    case O_HTML: o->html = arg; return -1;
+    case O_LIST: o->list = true; return -1;
+    case O_RESULTS: o->results_file = arg; return -1;
+    case O_CHILD: o->child = true; return -1;
+    case 'q': o->quiet = true; return -1;
+    case 'v': o->verbose = true; return -1;
+    case 'h': usage(stdout); return 0;
+    case 'V': printf("pmi2-conform %s (pmicodec %s)\n", PCF_TOOL_VERSION, pmc_version()); return 0;
+    default: usage(stderr); return PCF_EXIT_USAGE;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option lo[] = {
+        { "pmi", required_argument, NULL, O_PMI },
+        { "launch", required_argument, NULL, O_LAUNCH },
+        { "np", required_argument, NULL, 'n' },
+        { "timeout", required_argument, NULL, 't' },
+        { "strict", no_argument, NULL, O_STRICT },
+        { "repeat", required_argument, NULL, O_REPEAT },
+        { "baseline", required_argument, NULL, O_BASELINE },
+        { "write-baseline", required_argument, NULL, O_WBASELINE },
+        { "junit", required_argument, NULL, O_JUNIT },
+        { "tap", no_argument, NULL, O_TAP },
+        { "json", required_argument, NULL, O_JSON },
+        { "html", required_argument, NULL, O_HTML },
+        { "list", no_argument, NULL, O_LIST },
+        { "results", required_argument, NULL, O_RESULTS },
+        { "child", no_argument, NULL, O_CHILD },
+        { "quiet", no_argument, NULL, 'q' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    pcf_opts o = { .repeat = 1, .timeout_ms = 10000, .pmi = 2, .np = 4, .argv0 = argv[0] };
+    const char *mode = NULL;
+    int ch;
+    for (;;) {
+        while ((ch = getopt_long(argc, argv, "+n:t:qvhV", lo, NULL)) != -1) {
+            int rc = apply(&o, ch, optarg);
+            if (rc >= 0)
+                return rc;
+        }
+        /* options may come before or after the mode word */
+        if (!mode && optind < argc && argv[optind][0] != '-') {
+            mode = argv[optind++];
+            if (strcmp(mode, "server") == 0)
+                continue;
+        }
+        break;
+    }
+    if (pcf_registry_check(stderr) != 0)
+        return PCF_EXIT_USAGE;
+    if (mode && strcmp(mode, "client") == 0) {
+        fprintf(stderr, "pmi2-conform: client mode is not part of this build\n");
+        return PCF_EXIT_USAGE;
+    }
+    if (mode && strcmp(mode, "server") != 0) {
+        if (!o.list) {
+            fprintf(stderr, "pmi2-conform: unknown mode '%s' (expected: server)\n", mode);
+            usage(stderr);
+            return PCF_EXIT_USAGE;
+        }
+        optind--; /* with --list, a first word is a glob */
+        mode = NULL;
+    }
+    o.globs = argv + optind;
+    o.nglobs = (size_t)(argc - optind);
+    if (o.list)
+        return list_cases(&o);
+    if (!mode) {
+        usage(stderr);
+        return PCF_EXIT_USAGE;
+    }
+    /* a progress line only on a terminal, and never from the ranks of a child launch */
+    o.progress = !o.child && !o.tap && isatty(2);
+    if (o.launch) {
+        if (!strstr(o.launch, "{n}")) {
+            fprintf(stderr, "pmi2-conform: --launch needs {n} where the rank count goes\n");
+            return PCF_EXIT_USAGE;
+        }
+        return pcf_run_orchestrated(&o);
+    }
+    return pcf_run_job(&o);
+}

@@ -1,0 +1,174 @@
+/* pmi2-conform: the case API.  A case file (conformance/cases/<section>.c)
+ * defines a static array of pcf_case and registers it with PCF_CASES(array);
+ * nothing in the core changes when a file is added.
+ *
+ *   static void run_echo(pcf_ctx *c) { ... pcf_observe(c, "ok", "thrid came back"); }
+ *   static const pcf_case cases[] = {
+ *       { .id = "pmi2/thrid/echo", .clause = "THRID-4",
+ *         .desc = "thrid is copied into the response",
+ *         .expected = "the response carries the request's thrid byte for byte",
+ *         .flags = PCF_V2, .run = run_echo,
+ *         .outcomes = { { "altered", PCF_DEVIATES, NULL, "thrid changed" } } },
+ *   };
+ *   PCF_CASES(cases)
+ *
+ * Grading (SPEC.md 1.3, Autobahn style): a case observes named outcomes; each
+ * rank's observation is mapped through the case's table to a verdict, and the
+ * case's verdict is the worst over the ranks.  PCF_DEVIATES grades from the
+ * clause's level: MUST -> FAIL, SHOULD -> NON-STRICT, MAY -> INFO, and a
+ * "graded NON-STRICT" clause -> NON-STRICT.  Outcomes not in the table:
+ * "ok" -> PASS, "no-answer" -> TIMEOUT, "harness-error" -> ERROR, anything
+ * else -> PCF_DEVIATES. */
+#ifndef PCF_H
+#define PCF_H
+
+#include "clauses.h"
+#include "pmicodec/pmicodec.h"
+#include "pmisession/session.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum pcf_verdict {
+    PCF_PASS = 0,
+    PCF_NON_STRICT,
+    PCF_UNSUPPORTED,
+    PCF_INFO,
+    PCF_FAIL,
+    PCF_ERROR,
+    PCF_TIMEOUT,
+    PCF_SKIPPED,
+    PCF_FLAKY,
+    PCF_V_COUNT,
+    PCF_DEVIATES = 100, /* outcome tables only: from the clause's level */
+} pcf_verdict;
+
+const char *pcf_verdict_name(int v);   /* "NON-STRICT" */
+int pcf_verdict_parse(const char *s);  /* -1 when unknown */
+int pcf_verdict_severity(int v);       /* PASS 0 ... FAIL highest; for the worst over ranks */
+bool pcf_verdict_failing(int v, bool strict);
+
+enum pcf_case_flags {
+    PCF_V1 = 1u << 0,          /* needs a PMI-1 session (run with --pmi 1) */
+    PCF_V2 = 1u << 1,          /* needs a PMI-2 session (the default) */
+    PCF_DESTRUCTIVE = 1u << 2, /* may break this rank's connection or end the job */
+    PCF_LOCAL = 1u << 3,       /* grades the handshake already recorded: runs even when
+                                * the session could not be set up */
+    PCF_COLLECTIVE = 1u << 4,  /* destructive, but every rank takes part (fences): it runs
+                                * only in a launch of its own (--launch) */
+};
+
+typedef struct pcf_outcome {
+    const char *name;   /* "error-response", "closed", "job-killed", "no-answer" */
+    int verdict;        /* pcf_verdict or PCF_DEVIATES */
+    const char *clause; /* clause that grades this outcome; NULL: the case's */
+    const char *text;   /* what it means, for reports */
+} pcf_outcome;
+
+enum { PCF_MAX_OUTCOMES = 10 };
+
+typedef struct pcf_ctx pcf_ctx;
+
+typedef struct pcf_case {
+    const char *id;       /* stable, never reused: "pmi2/kvs/fence-visibility" */
+    const char *desc;     /* one line */
+    const char *clause;   /* SPEC.md clause id */
+    const char *expected; /* the behaviour that passes, one line */
+    unsigned flags;       /* pcf_case_flags */
+    int min_ranks;        /* 0/1: any job size */
+    unsigned timeout_ms;  /* 0: the run's --timeout */
+    pcf_outcome outcomes[PCF_MAX_OUTCOMES];
+    void (*run)(pcf_ctx *c);
+} pcf_case;
+
+void pcf_register(const pcf_case *cases, size_t n, const char *file);
+
+#define PCF_CASES_CAT2(a, b) a##b
+#define PCF_CASES_CAT(a, b) PCF_CASES_CAT2(a, b)
+#define PCF_CASES(arr)                                                                           \
+    __attribute__((constructor)) static void PCF_CASES_CAT(pcf_register_, __LINE__)(void)        \
+    {                                                                                            \
+        pcf_register(arr, sizeof(arr) / sizeof((arr)[0]), __FILE__);                             \
+    }
+
+/* ---- inside a case ------------------------------------------------------ */
+
+int pcf_rank(const pcf_ctx *c);
+int pcf_size(const pcf_ctx *c);
+pws_session *pcf_session(pcf_ctx *c); /* this rank's PMI connection, initialised */
+int pcf_pmi_version(const pcf_ctx *c); /* 1 or 2: how the session was initialised */
+const char *pcf_jobid(const pcf_ctx *c);    /* PMI-2 job-getid at start-up ("" if unknown) */
+const char *pcf_kvsname(const pcf_ctx *c);  /* PMI-1 get_my_kvsname at start-up */
+/* A tag unique to this run of this case ("c7i0"), for KVS keys and thrids. */
+const char *pcf_tag(const pcf_ctx *c);
+uint64_t pcf_deadline(const pcf_ctx *c); /* absolute, pws_now_usec clock */
+
+/* Record what this rank saw.  The worst outcome (after grading) of a rank wins. */
+void pcf_observe(pcf_ctx *c, const char *outcome, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+bool pcf_observed(const pcf_ctx *c); /* something recorded on this rank */
+void pcf_note(pcf_ctx *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Send a built message (strict dialect) with the case deadline.  On failure
+ * it observes "closed" / "io-error" and returns -1. */
+int pcf_send(pcf_ctx *c, pmc_enc *e);
+int pcf_send_raw(pcf_ctx *c, const void *buf, size_t len);
+
+/* Receive with the case deadline (pws_recv). */
+pws_result pcf_recv(pcf_ctx *c, pmc_msg *m, pmc_error *err);
+
+/* Send, then wait for a response named `reply`.  Returns 0 with *m set; on
+ * anything else observes a standard outcome and returns -1:
+ *   "no-answer" (deadline), "closed" (end of stream), "bad-response" (the
+ *   codec rejected the bytes), "wrong-response" (another command), "io-error". */
+int pcf_call(pcf_ctx *c, pmc_enc *e, const char *reply, pmc_msg *m);
+/* Same after the caller sent the request some other way (raw bytes). */
+int pcf_expect(pcf_ctx *c, const char *reply, pmc_msg *m);
+
+/* Response helpers.  pcf_rc: 1 with *rc set when rc is a valid integer, 0 absent, -1 bad. */
+int pcf_rc(const pmc_msg *m, long long *rc);
+/* Copy a value as a C string (truncating); "" when absent.  Returns presence. */
+bool pcf_get(const pmc_msg *m, const char *key, char *buf, size_t n);
+/* "cmd=...;rc=0;..." style one-line rendering of a message, for details. */
+const char *pcf_show(const pmc_msg *m, char *buf, size_t n);
+/* Hex encoding for KVS values that must survive any server. */
+void pcf_hex(const void *p, size_t n, char *out, size_t outn);
+
+/* The start-up exchange, recorded before the first case.  Raw bytes of
+ * the server's responses (NULL when none arrived) and what went wrong. */
+typedef struct pcf_handshake {
+    bool ok;                 /* the session is usable */
+    char error[256];         /* why not */
+    char *init_raw;          /* response_to_init line */
+    size_t init_len;
+    char *fullinit_raw;      /* fullinit-response frame (PMI-2) */
+    size_t fullinit_len;
+    char *maxes_raw;         /* maxes line (PMI-1) */
+    size_t maxes_len;
+    int env_rank, env_size;  /* PMI_RANK / PMI_SIZE, -1 when unset */
+    bool via_port;           /* PMI_PORT mode */
+} pcf_handshake;
+const pcf_handshake *pcf_hs(const pcf_ctx *c);
+/* Decode saved bytes with a scratch decoder (valid until the next call). */
+int pcf_decode(pcf_ctx *c, const char *raw, size_t len, pmc_msg *m, pmc_error *err);
+
+/* KVS helpers for cases (PMI-2 and PMI-1).  Each returns 0, or -1 after
+ * observing an outcome: the standard ones of pcf_call, or "put-refused" /
+ * "fence-refused" when rc != 0.  pcf_kvs_get: *found false when the server
+ * says "not found" in either form (rc=0;found=FALSE or rc != 0). */
+int pcf_kvs_put(pcf_ctx *c, const char *key, const char *value);
+int pcf_kvs_fence(pcf_ctx *c); /* kvs-fence, or barrier_in on PMI-1 */
+int pcf_kvs_get(pcf_ctx *c, const char *key, bool *found, char *value, size_t n, pmc_msg *resp);
+
+/* A dialect like strict with another length padding (frame cases). */
+const pmc_dialect *pcf_dialect_pad(pmc_len_pad pad);
+
+#endif

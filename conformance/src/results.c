@@ -1,0 +1,301 @@
+/* Result records, the per-launch results file, and the baseline. */
+#include "internal.h"
+#include "pmitrace/trace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+pcf_result *pcf_results_get(pcf_results *rs, const pcf_entry *e)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        if (rs->r[i].e == e)
+            return &rs->r[i];
+    pcf_result *nr = realloc(rs->r, (rs->n + 1) * sizeof *nr);
+    if (!nr) {
+        fprintf(stderr, "pmi2-conform: out of memory\n");
+        exit(PCF_EXIT_USAGE);
+    }
+    rs->r = nr;
+    pcf_result *r = &rs->r[rs->n++];
+    memset(r, 0, sizeof *r);
+    r->e = e;
+    r->verdict = PCF_SKIPPED;
+    r->baseline_verdict = -1;
+    return r;
+}
+
+static void set_str(char **dst, const char *s)
+{
+    free(*dst);
+    *dst = s ? strdup(s) : NULL;
+}
+
+void pcf_result_add_run(pcf_result *r, int verdict, const char *outcome, const char *clause,
+                        const char *actual, uint64_t usec)
+{
+    r->seen |= 1u << verdict;
+    r->runs++;
+    /* --repeat: differing verdicts make the case FLAKY; the worst run's
+     * details are kept so the report shows what went wrong. */
+    bool flaky = (r->seen & (r->seen - 1)) != 0;
+    if (r->runs == 1 || pcf_verdict_severity(verdict) > pcf_verdict_severity(r->worst)) {
+        snprintf(r->outcome, sizeof r->outcome, "%s", outcome ? outcome : "");
+        snprintf(r->clause, sizeof r->clause, "%s", clause ? clause : "");
+        set_str(&r->actual, actual);
+        r->usec = usec;
+        r->worst = verdict;
+    }
+    r->verdict = flaky ? PCF_FLAKY : verdict;
+}
+
+void pcf_result_skip(pcf_result *r, const char *why)
+{
+    r->verdict = PCF_SKIPPED;
+    snprintf(r->outcome, sizeof r->outcome, "skipped");
+    set_str(&r->actual, why);
+}
+
+void pcf_results_free(pcf_results *rs)
+{
+    for (size_t i = 0; i < rs->n; i++) {
+        free(rs->r[i].actual);
+        free(rs->r[i].trace);
+    }
+    free(rs->r);
+    rs->r = NULL;
+    rs->n = 0;
+}
+
+/* ---------------------------------------------------------------- results file
+ *
+ * One line per event, fields separated by one tab, text fields escaped with
+ * the trace format's escaping (so a tab or newline in a detail is safe):
+ *   start <id> <iter>
+ *   result <id> <iter> <VERDICT> <outcome> <clause> <usec> <actual>
+ *   skip <id> <why>
+ */
+
+static void put_esc(FILE *f, const char *s)
+{
+    size_t n = strlen(s);
+    size_t need = pmt_escaped_len(s, n) + 1;
+    char *b = malloc(need);
+    if (!b)
+        return;
+    pmt_escape(s, n, b, need);
+    fputs(b, f);
+    free(b);
+}
+
+int pcf_resfile_start(FILE *f, const char *id, int iter)
+{
+    return fprintf(f, "start\t%s\t%d\n", id, iter) < 0 ? -1 : 0;
+}
+
+int pcf_resfile_result(FILE *f, const char *id, int iter, int verdict, const char *outcome,
+                       const char *clause, uint64_t usec, const char *actual)
+{
+    fprintf(f, "result\t%s\t%d\t%s\t%s\t%s\t%llu\t", id, iter, pcf_verdict_name(verdict), outcome,
+            clause, (unsigned long long)usec);
+    put_esc(f, actual ? actual : "");
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+int pcf_resfile_skip(FILE *f, const char *id, const char *why)
+{
+    fprintf(f, "skip\t%s\t", id);
+    put_esc(f, why);
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+static char *unesc(const char *s)
+{
+    size_t n = strlen(s), ol = 0, ep;
+    char *o = malloc(n + 1);
+    if (!o)
+        return NULL;
+    if (pmt_unescape(s, n, o, &ol, &ep, NULL, 0) != 0) {
+        memcpy(o, s, n + 1);
+        return o;
+    }
+    o[ol] = 0;
+    return o;
+}
+
+int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n)
+{
+    if (n)
+        open_id[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return errno == ENOENT ? 0 : -1;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        if (line[len - 1] == '\n')
+            line[--len] = 0;
+        char *fld[8] = { 0 };
+        int nf = 0;
+        char *p = line;
+        while (nf < 8) {
+            fld[nf++] = p;
+            char *t = strchr(p, '\t');
+            if (!t)
+                break;
+            *t = 0;
+            p = t + 1;
+        }
+        if (nf < 2)
+            continue;
+        const pcf_entry *e = pcf_case_find(fld[1]);
+        if (!e)
+            continue; /* a newer child than this parent: ignore what it cannot name */
+        if (strcmp(fld[0], "start") == 0) {
+            snprintf(open_id, n, "%s", fld[1]);
+        } else if (strcmp(fld[0], "result") == 0 && nf == 8) {
+            int v = pcf_verdict_parse(fld[3]);
+            if (v < 0)
+                continue;
+            char *a = unesc(fld[7]);
+            pcf_result_add_run(pcf_results_get(rs, e), v, fld[4], fld[5], a,
+                               strtoull(fld[6], NULL, 10));
+            free(a);
+            if (strcmp(open_id, fld[1]) == 0)
+                open_id[0] = 0;
+        } else if (strcmp(fld[0], "skip") == 0 && nf >= 3) {
+            char *a = unesc(fld[2]);
+            pcf_result_skip(pcf_results_get(rs, e), a);
+            free(a);
+        }
+    }
+    free(line);
+    fclose(f);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- baseline
+ *
+ *   { "pmi2-conform-baseline": 1,
+ *     "cases": { "<id>": { "verdict": "FAIL", "justification": "why this is expected" } } }
+ *
+ * A listed case deviates when its verdict differs; an unlisted case deviates
+ * when it fails (FAIL, ERROR, TIMEOUT, FLAKY; NON-STRICT with --strict).  A
+ * case that did not run (SKIPPED) never deviates. */
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *b = malloc(cap);
+    while (b) {
+        size_t k = fread(b + n, 1, cap - n, f);
+        n += k;
+        if (n < cap)
+            break;
+        char *nb = realloc(b, cap *= 2);
+        if (!nb) {
+            free(b);
+            b = NULL;
+        } else {
+            b = nb;
+        }
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}
+
+int pcf_baseline_apply(pcf_results *rs, const char *path, bool strict, FILE *err)
+{
+    size_t len;
+    char *text = slurp(path, &len);
+    if (!text) {
+        fprintf(err, "pmi2-conform: baseline %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    char perr[200];
+    pcf_jv *root = pcf_json_parse(text, len, perr, sizeof perr);
+    free(text);
+    if (!root) {
+        fprintf(err, "pmi2-conform: baseline %s: %s\n", path, perr);
+        return -1;
+    }
+    const pcf_jv *cases = pcf_json_get(root, "cases");
+    if (!cases) {
+        fprintf(err, "pmi2-conform: baseline %s: no \"cases\" object\n", path);
+        pcf_json_free(root);
+        return -1;
+    }
+    int bad = 0;
+    for (size_t i = 0; i < pcf_json_count(cases); i++) {
+        const char *id;
+        const pcf_jv *ent = pcf_json_member(cases, i, &id);
+        const char *vs = pcf_json_string(pcf_json_get(ent, "verdict"));
+        const char *why = pcf_json_string(pcf_json_get(ent, "justification"));
+        int v = vs ? pcf_verdict_parse(vs) : -1;
+        if (!id || v < 0) {
+            fprintf(err, "pmi2-conform: baseline %s: case %s: missing or unknown verdict\n", path,
+                    id ? id : "?");
+            bad = 1;
+            continue;
+        }
+        if (!why || !*why) {
+            fprintf(err, "pmi2-conform: baseline %s: case %s: every entry needs a written "
+                         "justification\n", path, id);
+            bad = 1;
+            continue;
+        }
+        for (size_t k = 0; k < rs->n; k++)
+            if (strcmp(rs->r[k].e->c->id, id) == 0) {
+                rs->r[k].baseline_listed = true;
+                rs->r[k].baseline_verdict = v;
+            }
+    }
+    pcf_json_free(root);
+    if (bad)
+        return -1;
+    for (size_t k = 0; k < rs->n; k++) {
+        pcf_result *r = &rs->r[k];
+        if (r->verdict == PCF_SKIPPED)
+            r->deviation = false; /* not run here (another mode or protocol): nothing to compare */
+        else if (r->baseline_listed)
+            r->deviation = r->verdict != r->baseline_verdict;
+        else
+            r->deviation = pcf_verdict_failing(r->verdict, strict);
+    }
+    return 0;
+}
+
+int pcf_baseline_write(const pcf_results *rs, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "{\n  \"pmi2-conform-baseline\": 1,\n  \"target\": ");
+    pcf_json_cstr(f, rs->target);
+    fprintf(f, ",\n  \"cases\": {");
+    bool first = true;
+    for (size_t i = 0; i < rs->n; i++) {
+        const pcf_result *r = &rs->r[i];
+        if (r->verdict == PCF_PASS)
+            continue; /* unlisted passing cases need no entry */
+        fprintf(f, "%s\n    ", first ? "" : ",");
+        first = false;
+        pcf_json_cstr(f, r->e->c->id);
+        fprintf(f, ": { \"verdict\": \"%s\", \"justification\": ", pcf_verdict_name(r->verdict));
+        char just[900];
+        snprintf(just, sizeof just, "recorded: %s%s%s", r->outcome,
+                 r->actual && *r->actual ? ": " : "", r->actual ? r->actual : "");
+        for (char *p = just; *p; p++)
+            if (*p == '\n')
+                *p = ' ';
+        pcf_json_cstr(f, just);
+        fprintf(f, " }");
+    }
+    fprintf(f, "\n  }\n}\n");
+    return fclose(f) == 0 ? 0 : -1;
+}

@@ -1,0 +1,688 @@
+/* Server mode, run as the job: every rank connects through its launcher's
+ * environment, the ranks run the same ordered case list and meet after each
+ * case through PMI itself; rank 0 grades and reports.
+ *
+ * Destructive cases (they may break a connection or end the job) run last,
+ * one at a time, each on its own victim rank (ranks 1..n-1), because a
+ * victim's PMI connection may not survive.  Victims report to rank 0 over a
+ * plain TCP side channel, and rank 0 checks after each one that its own
+ * connection still works (ERR-2).  Before a destructive case starts, rank 0
+ * has already written "start" to the results file, so if the job dies the
+ * case is graded "job-killed" by whoever reads the file (--launch). */
+#include "control.h"
+#include "pmitrace/trace.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { OBS_LEN = 700, CTL_SLACK_MS = 30000 };
+
+typedef struct plan_item {
+    const pcf_entry *e;
+    const char *skip; /* reason, or NULL */
+    bool destructive;
+} plan_item;
+
+/* ---------------------------------------------------------------- traces */
+
+static void write_trace(const pcf_ctx *c, const char *dir, const char *id, int iter,
+                        pws_event *ev, size_t n, uint64_t t0)
+{
+    if (!dir)
+        return;
+    char safe[160], path[1024], conn[16];
+    pcf_safe_name(id, safe, sizeof safe);
+    snprintf(path, sizeof path, "%s/%s.i%d.r%d.trace", dir, safe, iter, c->rank);
+    snprintf(conn, sizeof conn, "r%d", c->rank);
+    pmt_trace t;
+    pmt_trace_init(&t);
+    char src[200];
+    snprintf(src, sizeof src, "pmi2-conform %s, case %s, rank %d (client side: the harness)",
+             PCF_TOOL_VERSION, id, c->rank);
+    pmt_add_source(&t, src);
+    pmt_add_meta(&t, "case", id);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t us = ev[i].usec + pws_epoch_usec() > t0 ? ev[i].usec + pws_epoch_usec() - t0 : 0;
+        switch (ev[i].kind) {
+        case PWS_EV_SENT:
+            pmt_add_event(&t, PMT_EV_DATA, us, conn, PMT_CLIENT, ev[i].data, ev[i].len);
+            break;
+        case PWS_EV_RECV:
+            pmt_add_event(&t, PMT_EV_DATA, us, conn, PMT_SERVER, ev[i].data, ev[i].len);
+            break;
+        case PWS_EV_EOF:
+            pmt_add_event(&t, PMT_EV_EOF, us, conn, PMT_SERVER, NULL, 0);
+            break;
+        case PWS_EV_CLOSE:
+            pmt_add_event(&t, PMT_EV_CLOSE, us, conn, PMT_CLIENT, NULL, 0);
+            break;
+        case PWS_EV_TIMEOUT:
+            pmt_add_event(&t, PMT_EV_TIMEOUT, us, conn, PMT_CLIENT, NULL, 0);
+            break;
+        case PWS_EV_NOTE:
+            pmt_add_event(&t, PMT_EV_NOTE, us, conn, PMT_CLIENT, ev[i].data, ev[i].len);
+            break;
+        }
+    }
+    FILE *f = fopen(path, "w");
+    if (f) {
+        pmt_write(f, &t, NULL, NULL);
+        fclose(f);
+    }
+    pmt_trace_free(&t);
+}
+
+static void discard_transcript(pcf_ctx *c)
+{
+    if (!c->s)
+        return;
+    size_t n;
+    pws_event *ev = pws_transcript_take(c->s, &n);
+    pws_events_free(ev, n);
+}
+
+/* ---------------------------------------------------------------- one case */
+
+/* Observation text sent to rank 0: "verdict\toutcome\tclause\tdetail". */
+static void obs_text(const pcf_ctx *c, char *buf, size_t n)
+{
+    if (!c->observed)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%d\t%s\t%s\t%s", c->obs.verdict, c->obs.outcome, c->obs.clause,
+                 c->obs.detail);
+}
+
+static int parse_obs(const char *s, pcf_obs *o)
+{
+    if (s[0] == '-' && !s[1])
+        return 0;
+    const char *t1 = strchr(s, '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL,
+               *t3 = t2 ? strchr(t2 + 1, '\t') : NULL;
+    if (!t3)
+        return -1;
+    o->verdict = atoi(s);
+    snprintf(o->outcome, sizeof o->outcome, "%.*s", (int)(t2 - t1 - 1), t1 + 1);
+    snprintf(o->clause, sizeof o->clause, "%.*s", (int)(t3 - t2 - 1), t2 + 1);
+    snprintf(o->detail, sizeof o->detail, "%s", t3 + 1);
+    if (o->verdict < 0 || o->verdict >= PCF_V_COUNT)
+        return -1;
+    return 1;
+}
+
+/* Rank 0: the worst observation over the ranks decides; details of every
+ * rank that saw something other than "ok" are kept. */
+static void aggregate(pcf_results *rs, const pcf_entry *e, char **all, int size, uint64_t usec,
+                      FILE *resf, int iter)
+{
+    pcf_obs worst = { .verdict = -1 };
+    char actual[4096] = "";
+    size_t al = 0;
+    int nobs = 0;
+    for (int r = 0; r < size; r++) {
+        pcf_obs o;
+        int p = parse_obs(all[r], &o);
+        if (p < 0) {
+            snprintf(o.outcome, sizeof o.outcome, "harness-error");
+            o.verdict = PCF_ERROR;
+            snprintf(o.clause, sizeof o.clause, "%s", e->c->clause);
+            snprintf(o.detail, sizeof o.detail, "rank %d sent an unreadable observation", r);
+        } else if (p == 0) {
+            continue;
+        }
+        nobs++;
+        if (worst.verdict < 0 || pcf_verdict_severity(o.verdict) > pcf_verdict_severity(worst.verdict))
+            worst = o;
+        if (al < sizeof actual - 1)
+            al += (size_t)snprintf(actual + al, sizeof actual - al, "%sr%d %s: %s",
+                                   al ? "\n" : "", r, o.outcome, o.detail);
+    }
+    if (!nobs) {
+        worst.verdict = PCF_ERROR;
+        snprintf(worst.outcome, sizeof worst.outcome, "harness-error");
+        snprintf(worst.clause, sizeof worst.clause, "%s", e->c->clause);
+        snprintf(actual, sizeof actual, "no rank reported an observation");
+    }
+    pcf_result_add_run(pcf_results_get(rs, e), worst.verdict, worst.outcome, worst.clause,
+                       actual, usec);
+    if (resf) {
+        pcf_resfile_result(resf, e->c->id, iter, worst.verdict, worst.outcome, worst.clause, usec,
+                           actual);
+        fflush(resf);
+    }
+}
+
+static void run_case_local(pcf_ctx *c, const pcf_entry *e, int idx, int iter, const char *tdir,
+                           uint64_t *usec)
+{
+    char tag[32];
+    snprintf(tag, sizeof tag, "c%di%d", idx, iter);
+    unsigned tmo = e->c->timeout_ms ? e->c->timeout_ms : c->o->timeout_ms;
+    discard_transcript(c);
+    uint64_t t0 = pws_now_usec();
+    pcf_ctx_begin_case(c, e->c, tag, tmo);
+    if (c->s)
+        pws_note(c->s, "case %s (rank %d of %d)", e->c->id, c->rank, c->size);
+    e->c->run(c);
+    *usec = pws_now_usec() - t0;
+    if (c->s) {
+        size_t n;
+        pws_event *ev = pws_transcript_take(c->s, &n);
+        write_trace(c, tdir, e->c->id, iter, ev, n, t0);
+        pws_events_free(ev, n);
+    }
+}
+
+/* ---------------------------------------------------------------- side channel */
+
+static int side_listen(char *addr, size_t n)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
+    socklen_t al = sizeof a;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 64) < 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &al) < 0) {
+        close(fd);
+        return -1;
+    }
+    char host[200];
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "127.0.0.1");
+    host[sizeof host - 1] = 0;
+    snprintf(addr, n, "%s:%u", host, (unsigned)ntohs(a.sin_port));
+    return fd;
+}
+
+/* Read one line from fd until the deadline: 1 line, 0 EOF, -1 timeout/error. */
+static int side_line(int fd, char *buf, size_t n, uint64_t deadline)
+{
+    size_t j = 0;
+    for (;;) {
+        uint64_t now = pws_now_usec();
+        if (now >= deadline)
+            return -1;
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        int r = poll(&p, 1, (int)((deadline - now) / 1000 + 1));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            continue;
+        char ch;
+        ssize_t k = read(fd, &ch, 1);
+        if (k == 0)
+            return 0;
+        if (k < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            return 0; /* reset: the peer is gone */
+        }
+        if (ch == '\n') {
+            buf[j] = 0;
+            return 1;
+        }
+        if (j + 1 < n)
+            buf[j++] = ch;
+    }
+}
+
+static void side_say(int fd, const char *s)
+{
+    size_t n = strlen(s);
+    while (n) {
+        ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+        if (w <= 0) {
+            if (w < 0 && errno == EINTR)
+                continue;
+            return;
+        }
+        s += w;
+        n -= (size_t)w;
+    }
+}
+
+static int side_connect(const char *addr, unsigned timeout_ms)
+{
+    /* The side channel is not PMI: reuse the session's connect for its
+     * deadline handling, then take the descriptor. */
+    char err[200];
+    const char *colon = strrchr(addr, ':');
+    pws_session *s = NULL;
+    if (pws_connect(&s, addr, "side", timeout_ms, err, sizeof err) != 0) {
+        char local[64];
+        snprintf(local, sizeof local, "127.0.0.1%s", colon ? colon : ":0");
+        if (pws_connect(&s, local, "side", timeout_ms, err, sizeof err) != 0)
+            return -1;
+    }
+    int fd = dup(pws_fd(s));
+    pws_close(s);
+    if (fd >= 0) { /* blocking reads through poll() in side_line */
+    }
+    return fd;
+}
+
+/* ---------------------------------------------------------------- the run */
+
+static const char *tdir_make(const pcf_opts *o, char *buf, size_t n)
+{
+    if (o->json_dir) {
+        mkdir(o->json_dir, 0777);
+        snprintf(buf, n, "%s/traces", o->json_dir);
+        mkdir(buf, 0777);
+        return buf;
+    }
+    if (o->html) {
+        snprintf(buf, n, "/tmp/pmi2-conform-XXXXXX");
+        return mkdtemp(buf);
+    }
+    return NULL;
+}
+
+static void report_and_free(pcf_results *rs, const pcf_opts *o, int *code)
+{
+    *code = pcf_report(rs, o, stdout);
+    pcf_results_free(rs);
+}
+
+int pcf_run_job(const pcf_opts *o)
+{
+    signal(SIGPIPE, SIG_IGN);
+    pcf_ctx c = { .pmi = o->pmi, .o = o };
+    unsigned hs_ms = o->timeout_ms > 15000 ? o->timeout_ms : 15000;
+    bool hs_ok = pcf_ctl_handshake(&c, hs_ms) == 0;
+    bool rank0 = c.rank == 0;
+
+    size_t nall;
+    const pcf_entry *all = pcf_cases(&nall);
+    plan_item *plan = calloc(nall ? nall : 1, sizeof *plan);
+    size_t np = 0;
+    for (size_t i = 0; i < nall; i++) {
+        if (!pcf_selected(all[i].c->id, o->globs, o->nglobs))
+            continue;
+        plan[np].e = &all[i];
+        plan[np].skip = pcf_unrunnable(all[i].c, o->pmi, c.size);
+        plan[np].destructive = (all[i].c->flags & PCF_DESTRUCTIVE) != 0;
+        if (plan[np].destructive && (all[i].c->flags & PCF_COLLECTIVE)) {
+            /* in a launch of its own it runs like any case; as part of a
+             * whole-suite job it could take every other case down */
+            if (o->child)
+                plan[np].destructive = false;
+            else if (!plan[np].skip)
+                plan[np].skip = "needs --launch: a destructive case in which every rank takes part";
+        }
+        np++;
+    }
+    pcf_results rs = { 0 };
+    snprintf(rs.target, sizeof rs.target, "run as the job (PMI-%d, %d ranks)", o->pmi, c.size);
+    FILE *resf = NULL;
+    if (rank0 && o->results_file) {
+        resf = fopen(o->results_file, "a");
+        if (!resf)
+            fprintf(stderr, "pmi2-conform: %s: %s\n", o->results_file, strerror(errno));
+    }
+    uint64_t t_start = pws_now_usec();
+    int code = PCF_EXIT_USAGE;
+
+    if (!hs_ok) {
+        /* No usable session: grade the handshake locally, report the rest. */
+        fprintf(stderr, "pmi2-conform: rank %d: PMI start-up failed: %s\n", c.rank, c.hs.error);
+        if (!rank0 && c.hs.env_rank > 0) {
+            free(plan);
+            return PCF_EXIT_USAGE;
+        }
+        for (size_t i = 0; i < np; i++) {
+            pcf_result *r = pcf_results_get(&rs, plan[i].e);
+            if (plan[i].skip) {
+                pcf_result_skip(r, plan[i].skip);
+            } else if (plan[i].e->c->flags & PCF_LOCAL) {
+                uint64_t us;
+                run_case_local(&c, plan[i].e, (int)i, 0, NULL, &us);
+                char *one[1];
+                char buf[OBS_LEN];
+                obs_text(&c, buf, sizeof buf);
+                one[0] = buf;
+                aggregate(&rs, plan[i].e, one, 1, us, resf, 0);
+            } else {
+                pcf_result_add_run(r, PCF_ERROR, "harness-error", plan[i].e->c->clause,
+                                   c.hs.error, 0);
+            }
+        }
+        rs.seconds = (double)(pws_now_usec() - t_start) / 1e6;
+        if (resf)
+            fclose(resf);
+        report_and_free(&rs, o, &code);
+        free(plan);
+        pws_close(c.s);
+        return code;
+    }
+
+    /* Start-up exchange: rank 0 hands out the trace directory. */
+    char tbuf[512] = "";
+    const char *tdir = rank0 ? tdir_make(o, tbuf, sizeof tbuf) : NULL;
+    char **vals = calloc((size_t)c.size, sizeof *vals);
+    for (int r = 0; r < c.size; r++)
+        vals[r] = calloc(1, OBS_LEN);
+    int seq = 0;
+    char err[256] = "";
+    char mine[OBS_LEN];
+    snprintf(mine, sizeof mine, "hello %s", tdir ? tdir : "");
+    if (tdir)
+        snprintf(rs.tracedir, sizeof rs.tracedir, "%s", tdir);
+    bool lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
+                                 sizeof err) != 0;
+    if (!lost && !rank0 && strncmp(vals[0], "hello ", 6) == 0 && vals[0][6]) {
+        snprintf(tbuf, sizeof tbuf, "%s", vals[0] + 6);
+        tdir = tbuf;
+    }
+    size_t done = 0, total = 0;
+    for (size_t i = 0; i < np; i++)
+        total += plan[i].skip ? 0 : 1;
+
+    /* Normal phase. */
+    for (size_t i = 0; i < np && !lost; i++) {
+        const pcf_entry *e = plan[i].e;
+        if (plan[i].skip || plan[i].destructive)
+            continue;
+        for (int it = 0; it < (o->repeat > 0 ? o->repeat : 1) && !lost; it++) {
+            if (rank0) {
+                pcf_progress(o, done, total, e->c->id);
+                if (resf) {
+                    pcf_resfile_start(resf, e->c->id, it);
+                    fflush(resf);
+                }
+            }
+            uint64_t us;
+            run_case_local(&c, e, (int)i, it, tdir, &us);
+            obs_text(&c, mine, sizeof mine);
+            unsigned tmo = e->c->timeout_ms ? e->c->timeout_ms : o->timeout_ms;
+            if (pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, tmo + CTL_SLACK_MS, err,
+                                 sizeof err) != 0) {
+                lost = true;
+                if (rank0) { /* what rank 0 saw still counts; say why the others are missing */
+                    char *one[1] = { mine };
+                    aggregate(&rs, e, one, 1, us, resf, it);
+                }
+                break;
+            }
+            if (rank0)
+                aggregate(&rs, e, vals, c.size, us, resf, it);
+        }
+        done++;
+    }
+
+    /* Destructive phase. */
+    size_t nd = 0;
+    for (size_t i = 0; i < np; i++)
+        nd += plan[i].destructive && !plan[i].skip;
+    int sfd = -1;
+    int *vfd = NULL; /* rank 0: side channels to the victims, by rank */
+    char saddr[256] = "";
+    if (!lost && nd && c.size > 1) {
+        /* rank 0's word: side-channel address and the plan index per victim */
+        char word[OBS_LEN];
+        size_t wl = 0;
+        if (rank0) {
+            sfd = side_listen(saddr, sizeof saddr);
+            wl = (size_t)snprintf(word, sizeof word, "D %s", sfd >= 0 ? saddr : "-");
+            int v = 1;
+            for (size_t i = 0; i < np && v < c.size; i++)
+                if (plan[i].destructive && !plan[i].skip) {
+                    wl += (size_t)snprintf(word + wl, sizeof word - wl, " %zu", i);
+                    v++;
+                }
+        } else {
+            snprintf(word, sizeof word, "-");
+        }
+        if (pcf_ctl_exchange(&c, seq++, word, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
+                             sizeof err) != 0)
+            lost = true;
+        else if (!rank0) {
+            /* victim k (rank k) runs the k-th listed case */
+            char addr[256];
+            int off = 0;
+            if (sscanf(vals[0], "D %255s %n", addr, &off) == 1 && strcmp(addr, "-") != 0) {
+                const char *p = vals[0] + off;
+                long pick = -1;
+                for (int k = 1; k <= c.rank && *p; k++) {
+                    char *end;
+                    long x = strtol(p, &end, 10);
+                    if (end == p)
+                        break;
+                    if (k == c.rank)
+                        pick = x;
+                    p = end;
+                }
+                if (pick >= 0 && (size_t)pick < np) {
+                    int fd = side_connect(addr, 10000);
+                    if (fd >= 0) {
+                        char line[64];
+                        snprintf(line, sizeof line, "ready %d\n", c.rank);
+                        side_say(fd, line);
+                        uint64_t wait = pws_deadline_ms(
+                            (unsigned)(nd * (o->timeout_ms + 20000u) + 60000u));
+                        if (side_line(fd, line, sizeof line, wait) == 1 &&
+                            strcmp(line, "go") == 0) {
+                            uint64_t us;
+                            run_case_local(&c, plan[pick].e, (int)pick, 0, tdir, &us);
+                            obs_text(&c, mine, sizeof mine);
+                            char hex[2 * OBS_LEN + 32];
+                            size_t hl = (size_t)snprintf(hex, sizeof hex, "result %llu ",
+                                                         (unsigned long long)us);
+                            pcf_hex(mine, strlen(mine), hex + hl, sizeof hex - hl - 2);
+                            strcat(hex, "\n");
+                            side_say(fd, hex);
+                            side_line(fd, line, sizeof line, wait); /* "bye" or EOF */
+                        }
+                        close(fd);
+                    }
+                }
+            }
+        } else if (sfd >= 0) {
+            /* rank 0: accept the victims, then run their cases one by one */
+            int nv = 0;
+            for (size_t i = 0; i < np; i++)
+                nv += plan[i].destructive && !plan[i].skip && nv + 1 < c.size;
+            vfd = calloc((size_t)c.size, sizeof *vfd);
+            for (int r = 0; r < c.size && vfd; r++)
+                vfd[r] = -1;
+            uint64_t acc_dl = pws_deadline_ms(20000);
+            for (int got = 0; got < nv && pws_now_usec() < acc_dl;) {
+                struct pollfd p = { .fd = sfd, .events = POLLIN };
+                if (poll(&p, 1, 200) <= 0)
+                    continue;
+                int fd = accept(sfd, NULL, NULL);
+                if (fd < 0)
+                    continue;
+                char line[64];
+                int who = -1;
+                if (side_line(fd, line, sizeof line, pws_deadline_ms(5000)) == 1 &&
+                    sscanf(line, "ready %d", &who) == 1 && who > 0 && who < c.size &&
+                    vfd[who] < 0) {
+                    vfd[who] = fd;
+                    got++;
+                } else {
+                    close(fd);
+                }
+            }
+            int v = 1;
+            for (size_t i = 0; i < np; i++) {
+                if (!plan[i].destructive || plan[i].skip)
+                    continue;
+                const pcf_entry *e = plan[i].e;
+                if (v >= c.size) {
+                    pcf_result_skip(pcf_results_get(&rs, e),
+                                    "needs --launch: more destructive cases than victim ranks");
+                    continue;
+                }
+                int fd = vfd[v++];
+                pcf_progress(o, done++, total, e->c->id);
+                if (fd < 0) {
+                    pcf_result_add_run(pcf_results_get(&rs, e), PCF_ERROR, "harness-error",
+                                       e->c->clause, "the victim rank never reached rank 0", 0);
+                    continue;
+                }
+                if (resf) {
+                    pcf_resfile_start(resf, e->c->id, 0);
+                    fflush(resf);
+                }
+                /* If the server ends the job now, rank 0 dies with it: say so
+                 * first, and leave report files that already grade the case
+                 * "job-killed" (rewritten when it completes). */
+                if (!o->child) {
+                    pcf_obs pk;
+                    pcf_grade(e->c, "job-killed", o->strict, &pk);
+                    printf("pmi2-conform: destructive case %s runs on rank %d; if the job ends "
+                           "now, its verdict is %s (%s)\n", e->c->id, v - 1,
+                           pcf_verdict_name(pk.verdict), pk.clause);
+                    fflush(stdout);
+                    if (o->junit || o->json_dir || o->html) {
+                        pcf_result *pr = pcf_results_get(&rs, e);
+                        pcf_result_add_run(pr, pk.verdict, "job-killed", pk.clause,
+                                           "the job ended while this case ran", 0);
+                        rs.seconds = (double)(pws_now_usec() - t_start) / 1e6;
+                        pcf_report_files(&rs, o);
+                        pr = pcf_results_get(&rs, e);
+                        pr->runs = 0;
+                        pr->seen = 0;
+                        pr->verdict = PCF_SKIPPED;
+                        free(pr->actual);
+                        pr->actual = NULL;
+                    }
+                }
+                unsigned tmo = e->c->timeout_ms ? e->c->timeout_ms : o->timeout_ms;
+                side_say(fd, "go\n");
+                char line[2 * OBS_LEN + 64];
+                int got = side_line(fd, line, sizeof line, pws_deadline_ms(tmo + 10000));
+                char obs[OBS_LEN];
+                unsigned long long us = 0;
+                int off = 0;
+                char *one[1] = { obs };
+                pcf_ctx_begin_case(&c, e->c, "d", 1000);
+                if (got == 1 && sscanf(line, "result %llu %n", &us, &off) == 1) {
+                    const char *h = line + off;
+                    size_t j = 0;
+                    for (size_t k = 0; h[k] && h[k + 1] && j + 1 < sizeof obs; k += 2) {
+                        char b[3] = { h[k], h[k + 1], 0 };
+                        obs[j++] = (char)strtol(b, NULL, 16);
+                    }
+                    obs[j] = 0;
+                } else if (got == 0) {
+                    pcf_observe(&c, "sender-killed",
+                                "the victim rank %d died during the case (its process ended)",
+                                v - 1);
+                    obs_text(&c, obs, sizeof obs);
+                } else {
+                    pcf_observe(&c, "no-answer", "the victim rank %d did not finish in time",
+                                v - 1);
+                    obs_text(&c, obs, sizeof obs);
+                }
+                /* ERR-2: the other connections must still be served */
+                pcf_ctx_begin_case(&c, e->c, "d", 5000);
+                pmc_enc q;
+                pmc_msg m;
+                if (c.pmi == 1) {
+                    pmc_enc_begin(&q, PMC_WIRE_V1, "get_appnum");
+                    pcf_call(&c, &q, "appnum", &m);
+                } else {
+                    pmc_enc_begin(&q, PMC_WIRE_V2, "job-getid");
+                    pcf_call(&c, &q, "job-getid-response", &m);
+                }
+                /* per-rank slots so the report names the victim's rank */
+                int victim = v - 1;
+                char none[2] = "-", o2[OBS_LEN];
+                char **slots = calloc((size_t)victim + 1, sizeof *slots);
+                for (int r = 0; slots && r <= victim; r++)
+                    slots[r] = none;
+                if (c.observed) {
+                    pcf_obs r0 = c.obs;
+                    pcf_ctx_begin_case(&c, e->c, "d", 1000);
+                    pcf_observe(&c, "others-affected",
+                                "after the case, rank 0's own connection failed: %s", r0.detail);
+                    obs_text(&c, o2, sizeof o2);
+                    lost = true;
+                    if (slots)
+                        slots[0] = o2;
+                }
+                if (slots) {
+                    slots[victim] = obs;
+                    aggregate(&rs, e, slots, victim + 1, us, resf, 0);
+                    free(slots);
+                } else {
+                    aggregate(&rs, e, one, 1, us, resf, 0);
+                }
+                discard_transcript(&c);
+                /* the victim stays until the report is out: a server may end the
+                 * job when a rank leaves without finalize */
+                if (lost)
+                    break;
+            }
+        }
+    }
+    if (sfd >= 0)
+        close(sfd);
+
+    if (rank0) {
+        pcf_progress_end(o);
+        if (lost)
+            fprintf(stderr, "pmi2-conform: the control channel failed: %s\n", err);
+        for (size_t i = 0; i < np; i++) {
+            const pcf_entry *e = plan[i].e;
+            pcf_result *r = pcf_results_get(&rs, e);
+            if (r->runs || r->actual)
+                continue;
+            if (plan[i].skip)
+                pcf_result_skip(r, plan[i].skip);
+            else if (plan[i].destructive && c.size < 2)
+                pcf_result_skip(r, "needs --launch: destructive cases need a victim rank "
+                                   "besides rank 0 (run with more ranks)");
+            else if (lost)
+                pcf_result_add_run(r, PCF_ERROR, "harness-error", e->c->clause,
+                                   "not run: the harness lost its PMI control channel", 0);
+            else
+                pcf_result_skip(r, "needs --launch: more destructive cases than victim ranks");
+            if (resf && r->verdict == PCF_SKIPPED)
+                pcf_resfile_skip(resf, e->c->id, r->actual ? r->actual : "");
+        }
+        if (resf)
+            fclose(resf);
+        rs.seconds = (double)(pws_now_usec() - t_start) / 1e6;
+        if (o->child) { /* the parent merges and reports */
+            pcf_results_free(&rs);
+            code = 0;
+        } else {
+            report_and_free(&rs, o, &code);
+        }
+    } else {
+        code = 0;
+    }
+    if (!lost && c.s && !pws_eof(c.s))
+        pcf_ctl_finalize(&c, 10000);
+    if (vfd) { /* now the victims may go */
+        for (int r = 0; r < c.size; r++)
+            if (vfd[r] >= 0) {
+                side_say(vfd[r], "bye\n");
+                close(vfd[r]);
+            }
+        free(vfd);
+    }
+    for (int r = 0; r < c.size; r++)
+        free(vals[r]);
+    free(vals);
+    free(plan);
+    pws_close(c.s);
+    pmc_decoder_free(c.scratch);
+    free(c.hs.init_raw);
+    free(c.hs.fullinit_raw);
+    free(c.hs.maxes_raw);
+    return code;
+}
