@@ -25,6 +25,7 @@ typedef struct pms_rank {
     int fence_epoch;   /* fences this rank has entered */
     int barrier_epoch; /* PMI-1 barriers entered */
     bool spoke;        /* sent at least one request */
+    pms_kvs pending;   /* this rank's puts waiting for the next fence/barrier */
 } pms_rank;
 
 /* A request whose answer waits for something (a fence, a barrier, a node
@@ -59,7 +60,8 @@ struct pms_job {
     pms_job *spawner;
     pms_rank *ranks;
     pms_kvs kvs;          /* committed key-value pairs */
-    pms_kvs pending;      /* puts waiting for the next fence (barrier personas) */
+    pms_kvs pending;      /* puts into this job from other jobs' ranks (PMI-1
+                           * kvsname=), waiting for the next fence */
     pms_kvs *nodeattr;    /* one per node */
     int fence_done;       /* completed fence epochs */
     int barrier_done;     /* completed barrier epochs */
@@ -195,6 +197,11 @@ int pms_job_local_ranks(const pms_job *j, int node, int *out, int max);
 size_t pms_process_mapping(const pms_job *j, char *buf, size_t n);
 bool pms_job_bind(pms_job *j, pms_conn *c, int rank); /* false if rank invalid or taken */
 void pms_job_rank_gone(pms_job *j, int rank);
+
+/* KVS: where a put goes, and what a get sees (FENCE-2, FENCE-6) */
+void pms_kvs_store(pms_job *j, pms_conn *c, pmc_wire w, pmc_slice k, pmc_slice v, int *rc);
+const pms_kv *pms_kvs_lookup(pms_job *j, const pms_conn *c, pmc_slice k);
+void pms_kvs_commit_all(pms_job *j);
 
 /* waits */
 pms_wait *pms_wait_add(pms_job *j, pms_wait_kind kind, pms_conn *c, const pmc_msg *m);

@@ -46,6 +46,8 @@ void pms_job_free(pms_job *j)
     }
     pms_kvs_free(&j->kvs);
     pms_kvs_free(&j->pending);
+    for (int r = 0; r < j->size; r++)
+        pms_kvs_free(&j->ranks[r].pending);
     for (int i = 0; i < j->srv->cfg.nodes; i++)
         pms_kvs_free(&j->nodeattr[i]);
     free(j->nodeattr);
@@ -357,7 +359,7 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
             need += participates(&j->ranks[r]);
         if (waiting >= need) {
             /* everyone is here: make the puts visible, then release them all */
-            pms_kvs_commit(&j->kvs, &j->pending, true);
+            pms_kvs_commit_all(j);
             release(j, kind, first);
             return true;
         }
@@ -610,4 +612,41 @@ void pms_rank_exited(pms_job *j, int rank)
 bool pms_rank_used(const pms_job *j, int rank)
 {
     return rank >= 0 && rank < j->size && j->ranks[rank].spoke;
+}
+
+/* ---- KVS visibility ------------------------------------------------------ */
+
+/* Where a put goes: straight into the job's KVS for personas that show puts
+ * at once (Hydra), else into the putter's pending set until the next fence or
+ * barrier (FENCE-2).  *rc: 0, or a PMS_RC_* on failure. */
+void pms_kvs_store(pms_job *j, pms_conn *c, pmc_wire w, pmc_slice k, pmc_slice v, int *rc)
+{
+    const pms_persona *p = c->srv->persona;
+    bool now = p->put_visible_now && !(w != PMC_WIRE_V2 && p->v1_put_hidden);
+    pms_kvs *into = now ? &j->kvs
+                  : (c->job == j && c->rank >= 0) ? &j->ranks[c->rank].pending
+                                                  : &j->pending;
+    *rc = pms_kvs_put(into, k.ptr, k.len, v.ptr, v.len, true) < 0 ? PMS_RC_FAIL : 0;
+    if (now && !*rc)
+        pms_waits_recheck(j);
+}
+
+/* What a get sees: the caller's own pending puts first when the persona
+ * shows them to their putter (FENCE-6), then the committed KVS. */
+const pms_kv *pms_kvs_lookup(pms_job *j, const pms_conn *c, pmc_slice k)
+{
+    if (c->srv->persona->own_put_visible && c->job == j && c->rank >= 0) {
+        const pms_kv *own = pms_kvs_get(&j->ranks[c->rank].pending, k.ptr, k.len);
+        if (own)
+            return own;
+    }
+    return pms_kvs_get(&j->kvs, k.ptr, k.len);
+}
+
+/* A fence or barrier completed: every pending put becomes visible. */
+void pms_kvs_commit_all(pms_job *j)
+{
+    for (int r = 0; r < j->size; r++)
+        pms_kvs_commit(&j->kvs, &j->ranks[r].pending, true);
+    pms_kvs_commit(&j->kvs, &j->pending, true);
 }

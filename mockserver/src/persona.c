@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const pms_persona strict = {
-    .name = "strict", .dialect = "strict", .decode_flags = PMC_DEC_SEMI_ESCAPE,
+    .name = "strict", .own_put_visible = true, .dialect = "strict", .decode_flags = PMC_DEC_SEMI_ESCAPE,
     .notfound = PMS_NF_FOUND_FALSE, .on_error = PMS_ERR_REPLY, .fullinit_versions = true,
     .appnum = 0, .lookup_key = "value", .lookup_found = true, .thrid_echo = true,
     .fence_barrier = true, .put_visible_now = false, .getjobattr_kvs = false,
@@ -15,7 +15,7 @@ static const pms_persona strict = {
 };
 
 static const pms_persona hydra40 = {
-    .name = "hydra-4.0", .dialect = "hydra-4.0", .decode_flags = 0,
+    .name = "hydra-4.0", .v1_put_hidden = true, .dialect = "hydra-4.0", .decode_flags = 0,
     .notfound = PMS_NF_FOUND_FALSE, .on_error = PMS_ERR_CLOSE, .fullinit_versions = true,
     .appnum = 0, .lookup_key = "port", .lookup_found = true, .thrid_echo = true,
     .fence_barrier = false, .put_visible_now = true, .getjobattr_kvs = true,

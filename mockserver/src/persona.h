@@ -33,6 +33,9 @@ typedef struct pms_persona {
     bool fence_barrier;           /* kvs-fence waits for every rank (else answered at once,
                                    * gets of missing keys wait: Hydra) */
     bool put_visible_now;         /* a put is visible before the fence (Hydra) */
+    bool v1_put_hidden;           /* ... but a PMI-1 put waits for the barrier, even for the
+                                   * putter (Hydra 4.0 caches it in the proxy: B8) */
+    bool own_put_visible;         /* a put is visible to its own process at once (FENCE-6) */
     bool getjobattr_kvs;          /* info-getjobattr falls back to the job KVS (Hydra) */
     bool universe_attr;           /* info-getjobattr answers universeSize */
     bool nameserv_replace;        /* re-publishing a name replaces it (Slurm) */

@@ -160,12 +160,10 @@ static void do_put(pms_conn *c, const pmc_msg *m)
         put_result(c, PMS_RC_FAIL);
         return;
     }
-    pms_kvs *into = p->put_visible_now ? &j->kvs : &j->pending;
-    if (pms_kvs_put(into, k.ptr, k.len, v.ptr, v.len, true) < 0) {
-        put_result(c, PMS_RC_FAIL);
-        return;
-    }
-    put_result(c, 0);
+    int rc;
+    (void)p;
+    pms_kvs_store(j, c, PMC_WIRE_V1, k, v, &rc);
+    put_result(c, rc);
 }
 
 static void do_get(pms_conn *c, const pmc_msg *m)
@@ -181,7 +179,7 @@ static void do_get(pms_conn *c, const pmc_msg *m)
         pms_reply_send(c);
         return;
     }
-    const pms_kv *kv = pms_kvs_get(&j->kvs, k.ptr, k.len);
+    const pms_kv *kv = pms_kvs_lookup(j, c, k);
     if (!kv && p->getjobattr_kvs && pmc_slice_eq(k, "PMI_dead_processes")) {
         /* Hydra answers this one in the proxy: an empty list */
         char buf[4096];

@@ -181,14 +181,13 @@ static void do_kvs_put(pms_conn *c, const pmc_msg *m)
         reply_rc(c, m, "kvs-put-response", 0);
         return;
     }
-    pms_kvs *into = p->put_visible_now ? &j->kvs : &j->pending;
-    if (pms_kvs_put(into, k.ptr, k.len, v.ptr, v.len, true) < 0) {
-        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "out of memory");
+    int rc;
+    pms_kvs_store(j, c, PMC_WIRE_V2, k, v, &rc);
+    if (rc) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, rc, "out of memory");
         return;
     }
     reply_rc(c, m, "kvs-put-response", 0);
-    if (p->put_visible_now)
-        pms_waits_recheck(j);
 }
 
 static void do_kvs_get(pms_conn *c, const pmc_msg *m)
@@ -210,7 +209,7 @@ static void do_kvs_get(pms_conn *c, const pmc_msg *m)
             return;
         }
     }
-    const pms_kv *kv = pms_kvs_get(&from->kvs, k.ptr, k.len);
+    const pms_kv *kv = pms_kvs_lookup(from, c, k);
     /* Lazy fence (Hydra): a missing key is waited for while some rank has
      * not yet reached the asker's fence. */
     if (!kv && !c->srv->persona->fence_barrier && from == j) {

@@ -262,10 +262,16 @@ static int case_fence(void)
           "put");
     CHECK(V2(&T[0], "kvs-get", "key", "k0") == 0 && tc_expect(&T[0], "kvs-get-response", 2000),
           "get own");
-    if (P->put_visible_now)
-        CHECK(tc_is(&T[0], "value", "v0"), "Hydra: own put visible at once: %.*s", RAW(&T[0]));
+    if (P->put_visible_now || P->own_put_visible)
+        CHECK(tc_is(&T[0], "value", "v0"), "FENCE-6: own put visible at once: %.*s", RAW(&T[0]));
     else
-        CHECK(not_found(&T[0]), "own put visible before the fence: %.*s", RAW(&T[0]));
+        CHECK(not_found(&T[0]), "Slurm: own put visible before the fence: %.*s", RAW(&T[0]));
+    if (!P->put_visible_now) {
+        /* the others see it only after the fence */
+        CHECK(V2(&T[1], "kvs-get", "key", "k0") == 0 &&
+                  tc_expect(&T[1], "kvs-get-response", 2000) && not_found(&T[1]),
+              "another rank's put visible before the fence: %.*s", RAW(&T[1]));
+    }
     CHECK(V2(&T[0], "kvs-fence") == 0, "fence");
     if (barrier_persona()) {
         CHECK(quiet(&T[0]), "fence answered before rank 1 fenced: %.*s", RAW(&T[0]));
