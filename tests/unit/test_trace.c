@@ -143,7 +143,7 @@ START_TEST(parse_errors)
 {
     bad("", 1, 1, "empty file");
     bad("# pmi-trace\n", 1, 1, "first line");
-    bad("# pmi-trace v2\n", 1, 14, "unsupported format version");
+    bad("# pmi-trace v3\n", 1, 14, "unsupported format version");
     bad(H "0.00000 r0 close\n", 2, 8, "6 decimals");
     bad(H "x r0 close\n", 2, 1, "time");
     bad(H "0.000000 r0 C>S abc\n", 2, 17, "reserved for a later version");

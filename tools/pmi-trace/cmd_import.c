@@ -521,14 +521,15 @@ static int walk(const char *dir, char ***list, size_t *n, size_t *cap)
 
 static void help(FILE *f)
 {
-    fputs("usage: pmi-trace import [-o OUT] [-a ANNOTATIONS] [--flavour probe|strace] FILE|DIR...\n"
+    fputs("usage: pmi-trace import [-o OUT] [-a ANNOTATIONS] [--flavour probe|strace|flux] FILE|DIR...\n"
           "  Converts raw capture transcripts into pmi-trace v1, keeping every byte.\n"
           "  One FILE: written to OUT (default stdout).  Several inputs or a DIR\n"
           "  (searched recursively for *.log and *strace*.txt): OUT is a directory\n"
           "  and each transcript becomes OUT/<origin>/<name>.trace.\n"
           "  -a FILE      annotation lines \"<origin>/<name> <header line>\" (@expect,\n"
           "               @meta, # comment) added to the named traces\n"
-          "  --flavour F  probe (C>S b'...' lines) or strace; default: by file name\n"
+          "  --flavour F  probe (C>S b'...' lines), strace, or flux (Flux shell\n"
+          "               'pmi-simple: <rank>: C: ...' logs); default: by file name\n"
           "exit status: 0 ok, 1 a transcript could not be converted, 2 usage or I/O error\n",
           f);
 }
@@ -561,8 +562,10 @@ int cmd_import(int argc, char **argv)
                 im.flavour = PMT_IMPORT_PROBE;
             else if (!strcmp(v, "strace"))
                 im.flavour = PMT_IMPORT_STRACE;
+            else if (!strcmp(v, "flux"))
+                im.flavour = PMT_IMPORT_FLUX;
             else {
-                fprintf(stderr, "pmi-trace import: unknown flavour '%s' (probe, strace)\n", v);
+                fprintf(stderr, "pmi-trace import: unknown flavour '%s' (probe, strace, flux)\n", v);
                 status = EXIT_USAGE;
                 goto out;
             }

@@ -4,6 +4,48 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+int write_diagram(FILE *f, const pmt_trace *t, bool html, const char *title);
+
+/* colours when on a terminal (--color=auto) */
+static bool color;
+#define COL(c) (color ? "\033[" c "m" : "")
+#define C_CS COL("36")
+#define C_SC COL("32")
+#define C_ERR COL("1;31")
+#define C_NOTE COL("33")
+#define C_DIM COL("2")
+#define C_OFF COL("0")
+
+/* "[len-left FRAME-2, trailing-junk BODY-5]" for a message's notes */
+static void print_notes(uint32_t notes)
+{
+    bool first = true;
+    for (uint32_t b = 1; b && b <= notes; b <<= 1) {
+        if (!(notes & b))
+            continue;
+        const char *cl = clause_of_note(b);
+        printf("%s%s%s%s%s", first ? "  " : ", ", C_NOTE, pmc_note_name(b), cl ? " " : "",
+               cl ? cl : "");
+        first = false;
+    }
+    if (!first)
+        fputs(C_OFF, stdout);
+}
+
+static void print_validation(const pmc_msg *m, pmt_side side)
+{
+    pmc_vreport r;
+    pmc_validate(m, side == PMT_CLIENT ? PMC_VAL_REQUEST : PMC_VAL_RESPONSE, &r);
+    for (size_t i = 0; i < r.n; i++) {
+        const char *cl = clause_of_code(r.f[i].code);
+        printf("      %s? %s%s%s: %s%s%s\n", C_NOTE, pmc_errcode_name(r.f[i].code), cl ? " " : "",
+               cl ? cl : "", r.f[i].detail, r.f[i].fatal ? " (fatal)" : "", C_OFF);
+    }
+    if (r.notes & PMC_VNOTE_BOOL_LOWER)
+        printf("      %s? bool-lower BOOL-1: boolean spelled in lower case%s\n", C_NOTE, C_OFF);
+}
 
 typedef struct sstream {
     char conn[PMT_CONN_MAX];
@@ -20,12 +62,21 @@ static void drain(sstream *s)
     while (!s->dead) {
         int rc = pmc_decoder_next(s->d, &m, &err);
         if (rc == PMC_MSG) {
-            printf("      = ");
+            printf("      %s= ", s->side == PMT_CLIENT ? C_CS : C_SC);
+            uint32_t notes = m.notes;
+            m.notes = 0; /* printed below with their clauses */
             print_msg(stdout, &m, 120);
+            fputs(C_OFF, stdout);
+            print_notes(notes);
             putchar('\n');
+            m.notes = notes;
+            print_validation(&m, s->side);
         } else if (rc == PMC_ERR) {
             pmc_error_format(&err, eb, sizeof eb);
-            printf("      ! %s%s\n", eb, err.fatal ? " (fatal)" : "");
+            const char *cl = clause_of_code(err.code);
+            printf("      %s! %s%s%s%s%s\n", C_ERR, eb, err.fatal ? " (fatal)" : "", cl ? "  [" : "",
+                   cl ? cl : "", cl ? "]" : "");
+            fputs(C_OFF, stdout);
             s->dead = err.fatal;
         } else {
             break;
@@ -39,32 +90,53 @@ static void finish(sstream *s)
     char eb[512];
     if (!s->dead && pmc_decoder_finish(s->d, &err) == PMC_ERR) {
         pmc_error_format(&err, eb, sizeof eb);
-        printf("      ! %s (%s %s)\n", eb, s->conn, pmt_dir_name(s->side));
+        printf("      %s! %s (%s %s)  [CONN-2]%s\n", C_ERR, eb, s->conn, pmt_dir_name(s->side), C_OFF);
     }
     s->dead = true;
 }
 
 int cmd_show(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *svg = NULL, *html = NULL, *cmode = "auto";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            puts("usage: pmi-trace show FILE\n"
+            puts("usage: pmi-trace show [--color=auto|always|never] [--svg FILE] [--html FILE] TRACE\n"
                  "  Prints the trace's headers and events; after each data event, the\n"
-                 "  messages (=) and errors (!) its bytes completed.\n"
-                 "exit status: 0 ok, 1 decode errors, 2 usage, I/O or trace syntax error");
+                 "  messages (=), decoder errors (!) and validation findings (?) its bytes\n"
+                 "  completed, each with the SPEC.md clause it concerns.  Colours on a terminal.\n"
+                 "  --svg FILE   write a sequence diagram (ranks, server in the middle, fences\n"
+                 "               and barriers as bands) instead; --html FILE: the diagram and\n"
+                 "               the decoded message list in one page\n"
+                 "exit status: 0 ok, 2 usage, I/O or trace syntax error");
             return EXIT_OK;
         }
+        if (!strncmp(argv[i], "--color=", 8)) {
+            cmode = argv[i] + 8;
+            if (strcmp(cmode, "auto") && strcmp(cmode, "always") && strcmp(cmode, "never")) {
+                fprintf(stderr, "pmi-trace show: --color=auto|always|never\n");
+                return EXIT_USAGE;
+            }
+            continue;
+        }
+        if (!strcmp(argv[i], "--svg") && i + 1 < argc) {
+            svg = argv[++i];
+            continue;
+        }
+        if (!strcmp(argv[i], "--html") && i + 1 < argc) {
+            html = argv[++i];
+            continue;
+        }
         if (path || (argv[i][0] == '-' && argv[i][1])) {
-            fprintf(stderr, "usage: pmi-trace show FILE\n");
+            fprintf(stderr, "usage: pmi-trace show [--color=WHEN] [--svg F] [--html F] TRACE\n");
             return EXIT_USAGE;
         }
         path = argv[i];
     }
     if (!path) {
-        fprintf(stderr, "usage: pmi-trace show FILE\n");
+        fprintf(stderr, "usage: pmi-trace show [--color=WHEN] [--svg F] [--html F] TRACE\n");
         return EXIT_USAGE;
     }
+    color = !strcmp(cmode, "always") || (!strcmp(cmode, "auto") && isatty(1));
     pmt_trace t;
     pmt_error e;
     int rc = !strcmp(path, "-") ? pmt_read_stream(stdin, &t, &e) : pmt_read_file(path, &t, &e);
@@ -73,6 +145,21 @@ int cmd_show(int argc, char **argv)
         pmt_error_format(&e, path, eb, sizeof eb);
         fprintf(stderr, "pmi-trace show: %s\n", eb);
         return EXIT_USAGE;
+    }
+    if (svg || html) {
+        int st = EXIT_OK;
+        const char *outs[2] = { svg, html };
+        for (int k = 0; k < 2; k++) {
+            if (!outs[k])
+                continue;
+            FILE *f = fopen(outs[k], "w");
+            if (!f || write_diagram(f, &t, k == 1, path) || fclose(f)) {
+                fprintf(stderr, "pmi-trace show: cannot write %s\n", outs[k]);
+                st = EXIT_USAGE;
+            }
+        }
+        pmt_trace_free(&t);
+        return st;
     }
     /* headers as they are written */
     pmt_trace h = t;
@@ -88,9 +175,13 @@ int cmd_show(int argc, char **argv)
     }
     for (size_t i = 0; i < t.nevents; i++) {
         const pmt_event *ev = &t.events[i];
+        fputs(ev->kind == PMT_EV_DATA ? (ev->side == PMT_CLIENT ? C_CS : C_SC) : C_DIM, stdout);
         pmt_write_event(stdout, ev, NULL);
+        fputs(C_OFF, stdout);
         if (ev->kind != PMT_EV_DATA && ev->kind != PMT_EV_EOF)
             continue;
+        if (ev->kind == PMT_EV_DATA && ev->form == PMT_FORM_MSG)
+            continue; /* a pattern, not bytes */
         sstream *s = NULL;
         for (size_t k = 0; k < ns; k++)
             if (ss[k].side == ev->side && !strcmp(ss[k].conn, ev->conn))

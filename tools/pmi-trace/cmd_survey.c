@@ -259,6 +259,8 @@ static int survey_trace(survey *sv, const char *path, const char *label)
 
     for (size_t i = 0; i < t.nevents; i++) {
         const pmt_event *ev = &t.events[i];
+        if (ev->kind == PMT_EV_DATA && ev->form == PMT_FORM_MSG)
+            continue; /* a v2 pattern is a whole message, not bytes of the stream */
         if (ev->kind == PMT_EV_DATA) {
             stream *st = get_stream(sv, ev->conn, ev->side, true);
             if (!st) {

@@ -16,7 +16,17 @@ static void usage(FILE *f)
           "  survey [--verbose] DIR|FILE...\n"
           "                 decode and validate every stream of every trace and compare\n"
           "                 with the trace's @expect lines\n"
-          "  show FILE      print a trace's events with the decoded messages\n"
+          "  show [--color=auto|always|never] [--svg F] [--html F] FILE\n"
+          "                 print a trace's events decoded, with the SPEC.md clause of\n"
+          "                 anything non-conformant; or draw a sequence diagram\n"
+          "  record [-o FILE] -- PROGRAM [ARGS...]\n"
+          "                 relay and record PROGRAM's PMI connection under a launcher\n"
+          "  merge OUT IN...  join per-rank traces into one, ordered by time\n"
+          "  replay --server [--port H:P] TRACE | replay --client TRACE -- PROGRAM\n"
+          "                 play one side of a trace, check the other\n"
+          "  diff A B       compare two traces message by message, per connection\n"
+          "  scrub [-o OUT] [--map FILE] TRACE\n"
+          "                 replace host names, addresses, ports, users, paths\n"
           "\n"
           "options:\n"
           "  -h, --help     this text (also: pmi-trace <command> --help)\n"
@@ -50,6 +60,16 @@ int main(int argc, char **argv)
         return cmd_survey(argc - 1, argv + 1);
     if (!strcmp(c, "show"))
         return cmd_show(argc - 1, argv + 1);
+    if (!strcmp(c, "record"))
+        return cmd_record(argc - 1, argv + 1);
+    if (!strcmp(c, "merge"))
+        return cmd_merge(argc - 1, argv + 1);
+    if (!strcmp(c, "replay"))
+        return cmd_replay(argc - 1, argv + 1);
+    if (!strcmp(c, "diff"))
+        return cmd_diff(argc - 1, argv + 1);
+    if (!strcmp(c, "scrub"))
+        return cmd_scrub(argc - 1, argv + 1);
     fprintf(stderr, "pmi-trace: unknown command '%s' (try pmi-trace --help)\n", c);
     return EXIT_USAGE;
 }

@@ -18,6 +18,15 @@ int cmd_import(int argc, char **argv);
 int cmd_decode(int argc, char **argv);
 int cmd_survey(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+int cmd_scrub(int argc, char **argv);
+
+/* SPEC.md clause of a decoder note / error / validation code (clauses.c). */
+const char *clause_of_note(uint32_t note);
+const char *clause_of_code(pmc_errcode code);
 
 /* Whole file (or stdin for "-") into a malloc'd buffer; NULL and a message on stderr. */
 char *read_all(const char *path, size_t *len);

@@ -5,6 +5,7 @@
 #include "pmitrace/trace.h"
 
 #include <stdarg.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,30 @@ static bool has(const ictx *c, size_t at, const char *w)
 {
     size_t k = strlen(w);
     return at + k <= c->n && memcmp(c->s + at, w, k) == 0;
+}
+
+/* A decimal number (optional '-') at c->s[*i], within the line: the line is
+ * not NUL-terminated, so strtol could read past it.  Advances *i; false when
+ * there are no digits or the value does not fit. */
+static bool number(const ictx *c, size_t *i, long *out)
+{
+    size_t j = *i;
+    bool neg = j < c->n && c->s[j] == '-';
+    if (neg)
+        j++;
+    size_t start = j;
+    unsigned long long v = 0;
+    while (j < c->n && c->s[j] >= '0' && c->s[j] <= '9') {
+        v = v * 10 + (unsigned)(c->s[j] - '0');
+        if (v > (unsigned long long)LONG_MAX)
+            return false;
+        j++;
+    }
+    if (j == start)
+        return false;
+    *out = neg ? -(long)v : (long)v;
+    *i = j;
+    return true;
 }
 
 static bool is_exactly(const ictx *c, const char *w)
@@ -73,13 +98,11 @@ static int elided(ictx *c, size_t *i, unsigned long *total)
 {
     if (!has(c, *i, "...<"))
         return 0;
-    size_t j = *i + 4;
-    char *end;
-    unsigned long v = strtoul(c->s + j, &end, 10);
-    size_t k = (size_t)(end - c->s);
-    if (end == c->s + j || !has(c, k, " bytes total>..."))
+    size_t j = *i + 4, k = j;
+    long v;
+    if (!number(c, &k, &v) || v < 0 || !has(c, k, " bytes total>..."))
         return ierr(c, j, "expected \"<N bytes total>...\" in a shortened write");
-    *total = v;
+    *total = (unsigned long)v;
     *i = k + strlen(" bytes total>...");
     return 1;
 }
@@ -384,15 +407,15 @@ static int strace_line(ictx *c, int *fd)
         return note(c, c->s + i, c->n - i); /* another syscall or a strace message */
     size_t call = i;
     i += wr ? 6 : 5;
-    char *end;
-    long f = strtol(c->s + i, &end, 10);
-    if (end == c->s + i || !has(c, (size_t)(end - c->s), ", "))
+    size_t at = i;
+    long f;
+    if (!number(c, &at, &f) || !has(c, at, ", "))
         return ierr(c, i, "expected the file descriptor and ', '");
     if (*fd < 0 && wr)
         *fd = (int)f;
     if (f != *fd)
         return note(c, c->s + call, c->n - call);
-    i = (size_t)(end - c->s) + 2;
+    i = at + 2;
     char *buf = malloc(c->n + 1);
     if (!buf)
         return ierr(c, 0, "out of memory");
@@ -408,12 +431,14 @@ static int strace_line(ictx *c, int *fd)
         return ierr(c, i, "expected ', ' and the byte count");
     }
     i += 2;
-    count = strtoul(c->s + i, &end, 10);
-    if (end == c->s + i || *end != ')') {
+    size_t at2 = i;
+    long cnt;
+    if (!number(c, &at2, &cnt) || cnt < 0 || at2 >= c->n || c->s[at2] != ')') {
         free(buf);
         return ierr(c, i, "expected the byte count and ')'");
     }
-    i = (size_t)(end - c->s) + 1;
+    count = (unsigned long)cnt;
+    i = at2 + 1;
     while (i < c->n && c->s[i] == ' ')
         i++;
     if (!has(c, i, "= ")) {
@@ -421,8 +446,8 @@ static int strace_line(ictx *c, int *fd)
         return ierr(c, i, "expected '= ' and the result");
     }
     i += 2;
-    ret = strtol(c->s + i, &end, 10);
-    if (end == c->s + i) {
+    size_t at3 = i;
+    if (!number(c, &at3, &ret)) {
         free(buf);
         return ierr(c, i, "expected the result of the call");
     }
@@ -454,6 +479,8 @@ int pmt_import(pmt_import_flavour fl, const char *buf, size_t len, const pmt_imp
     memset(e, 0, sizeof *e);
     ictx c = { .e = e, .t = t, .conn = (o && o->conn) ? o->conn : "r0" };
     int fd = o ? o->strace_fd : -1;
+    if (fl == PMT_IMPORT_FLUX)
+        return pmt_import_flux(buf, len, t, e);
     if (fl != PMT_IMPORT_PROBE && fl != PMT_IMPORT_STRACE) {
         snprintf(e->msg, sizeof e->msg, "unknown transcript flavour %d", (int)fl);
         return -1;

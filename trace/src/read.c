@@ -168,10 +168,70 @@ static int parse_time(lp *p, size_t *i, uint64_t *usec)
     return 0;
 }
 
+/* v2 modifiers before the body: optional, unordered, timeout=MS, split=N,N,..., delay=MS. */
+static int parse_u32(lp *p, size_t *i, uint32_t *out)
+{
+    uint64_t v = 0;
+    size_t d = *i;
+    while (d < p->n && p->s[d] >= '0' && p->s[d] <= '9' && v < 100000000u)
+        v = v * 10 + (uint64_t)(p->s[d++] - '0');
+    if (d == *i || v >= 100000000u)
+        return perr(p, *i, "expected a number below 100000000");
+    *out = (uint32_t)v;
+    *i = d;
+    return 0;
+}
+
+static int parse_mods(lp *p, size_t *at, pmt_event *m)
+{
+    size_t i = *at;
+    for (;;) {
+        size_t j = i;
+        if (starts(p, i, "optional")) {
+            m->flags |= PMT_F_OPTIONAL;
+            j = i + 8;
+        } else if (starts(p, i, "unordered")) {
+            m->flags |= PMT_F_UNORDERED;
+            j = i + 9;
+        } else if (starts(p, i, "timeout=")) {
+            j = i + 8;
+            if (parse_u32(p, &j, &m->timeout_ms))
+                return -1;
+        } else if (starts(p, i, "delay=")) {
+            j = i + 6;
+            if (parse_u32(p, &j, &m->delay_ms))
+                return -1;
+        } else if (starts(p, i, "split=")) {
+            j = i + 6;
+            for (;;) {
+                if (m->ncuts == PMT_MAX_CUTS)
+                    return perr(p, j, "at most %d split offsets", PMT_MAX_CUTS);
+                if (parse_u32(p, &j, &m->cuts[m->ncuts]))
+                    return -1;
+                m->ncuts++;
+                if (j < p->n && p->s[j] == ',') {
+                    j++;
+                    continue;
+                }
+                break;
+            }
+        } else {
+            break;
+        }
+        if (j >= p->n || (p->s[j] != ' ' && p->s[j] != '\t'))
+            return perr(p, j, "expected a blank after the modifier");
+        i = skip_ws(p, j);
+    }
+    if (i >= p->n)
+        return perr(p, i, "expected the bytes or msg <pattern> after the modifiers");
+    *at = i;
+    return 0;
+}
+
 static int parse_event(lp *p, pmt_trace *t)
 {
     size_t i = 0;
-    uint64_t usec;
+    uint64_t usec = 0;
     if (parse_time(p, &i, &usec))
         return -1;
     if (i >= p->n || (p->s[i] != ' ' && p->s[i] != '\t'))
@@ -210,9 +270,41 @@ static int parse_event(lp *p, pmt_trace *t)
             return perr(p, after, "expected the bytes as a \"quoted string\" after %.3s", word);
         if (!blank)
             return perr(p, i + w, "expected a blank after %.3s", word);
+        pmt_event mods;
+        memset(&mods, 0, sizeof mods);
+        if (t->version >= 2 && parse_mods(p, &after, &mods))
+            return -1;
+        if (t->version >= 2 && starts(p, after, "msg") &&
+            (after + 3 == p->n || p->s[after + 3] == ' ' || p->s[after + 3] == '\t')) {
+            /* a pattern runs to the end of the line; match.c parses it */
+            size_t a = skip_ws(p, after + 3);
+            size_t end = p->n;
+            while (end > a && (p->s[end - 1] == ' ' || p->s[end - 1] == '\t'))
+                end--;
+            if (a >= end)
+                return perr(p, a, "expected a message pattern after msg (\"v2 kvs-get key=k\")");
+            if (mods.ncuts)
+                return perr(p, after, "split= applies to bytes, not to a msg pattern");
+            rc = pmt_add_event(t, PMT_EV_DATA, usec, conn, side, p->s + a, end - a);
+            if (rc)
+                return nomem(p);
+            pmt_event *e = &t->events[t->nevents - 1];
+            e->form = PMT_FORM_MSG;
+            e->flags = mods.flags;
+            e->timeout_ms = mods.timeout_ms;
+            e->delay_ms = mods.delay_ms;
+            e->line = p->line;
+            return 0;
+        }
+        if (t->version >= 2 && starts(p, after, "raw") && after + 3 < p->n &&
+            (p->s[after + 3] == ' ' || p->s[after + 3] == '\t')) {
+            mods.form = PMT_FORM_RAW;
+            after = skip_ws(p, after + 3);
+        }
         if (p->s[after] != '"')
-            return perr(p, after,
-                        "expected '\"' (patterns in place of bytes are reserved for a later version)");
+            return perr(p, after, t->version >= 2
+                                      ? "expected '\"', raw \"...\" or msg <pattern>"
+                                      : "expected '\"' (patterns in place of bytes are reserved for a later version: v2)");
         /* find the closing quote: the first '"' not escaped */
         size_t q = after + 1;
         while (q < p->n && p->s[q] != '"') {
@@ -238,8 +330,24 @@ static int parse_event(lp *p, pmt_trace *t)
             free(buf);
             return -1;
         }
+        for (uint32_t k = 0; k < mods.ncuts; k++)
+            if (mods.cuts[k] == 0 || mods.cuts[k] >= outlen ||
+                (k && mods.cuts[k] <= mods.cuts[k - 1])) {
+                free(buf);
+                return perr(p, after, "split offsets must increase and lie inside the %zu bytes",
+                            outlen);
+            }
         rc = pmt_add_event(t, PMT_EV_DATA, usec, conn, side, buf, outlen);
         free(buf);
+        if (!rc) {
+            pmt_event *e = &t->events[t->nevents - 1];
+            e->form = mods.form;
+            e->flags = mods.flags;
+            e->timeout_ms = mods.timeout_ms;
+            e->delay_ms = mods.delay_ms;
+            e->ncuts = mods.ncuts;
+            memcpy(e->cuts, mods.cuts, sizeof e->cuts);
+        }
     } else if (w == 3 && memcmp(word, "eof", 3) == 0) {
         if (after >= p->n || (p->s[after] != 'C' && p->s[after] != 'S') || !blank)
             return perr(p, after, "expected C or S after eof (the side that closed)");
@@ -247,6 +355,19 @@ static int parse_event(lp *p, pmt_trace *t)
         if (expect_end(p, after + 1, "eof C|S"))
             return -1;
         rc = pmt_add_event(t, PMT_EV_EOF, usec, conn, side, NULL, 0);
+    } else if (w == 7 && memcmp(word, "timeout", 7) == 0 && t->version >= 2 && after < p->n &&
+               p->s[after] != '#') {
+        uint64_t ms = 0;
+        size_t d = after;
+        while (d < p->n && p->s[d] >= '0' && p->s[d] <= '9' && ms < 100000000u)
+            ms = ms * 10 + (uint64_t)(p->s[d++] - '0');
+        if (d == after || ms == 0 || ms >= 100000000u)
+            return perr(p, after, "expected milliseconds (1..99999999) after timeout");
+        if (expect_end(p, d, "timeout MS"))
+            return -1;
+        rc = pmt_add_event(t, PMT_EV_TIMEOUT, usec, conn, PMT_CLIENT, NULL, 0);
+        if (!rc)
+            t->events[t->nevents - 1].timeout_ms = (uint32_t)ms;
     } else if ((w == 5 && memcmp(word, "close", 5) == 0) ||
                (w == 7 && memcmp(word, "timeout", 7) == 0)) {
         if (expect_end(p, i + w, w == 5 ? "close" : "timeout"))
@@ -283,16 +404,29 @@ int pmt_parse(const char *buf, size_t len, pmt_trace *t, pmt_error *e)
         lp p = { buf + pos, n, ++line, e };
         pos += n + (nl ? 1 : 0);
 
+        /* a raw NUL is never part of the format (bytes are escaped) and
+         * would cut header text short */
+        const char *nul = memchr(p.s, '\0', p.n);
+        if (nul) {
+            perr(&p, (size_t)(nul - p.s), "NUL byte in a line (bytes inside quotes are written \\x00)");
+            goto fail;
+        }
         const char *cr = memchr(p.s, '\r', p.n);
         if (cr) {
             perr(&p, (size_t)(cr - p.s), "CR in a line (trace files end lines with LF only)");
             goto fail;
         }
         if (line == 1) {
-            if (p.n == strlen(PMT_MAGIC) && memcmp(p.s, PMT_MAGIC, p.n) == 0)
+            if (p.n == strlen(PMT_MAGIC) && memcmp(p.s, PMT_MAGIC, p.n) == 0) {
+                t->version = 1;
                 continue;
+            }
+            if (p.n == strlen(PMT_MAGIC_V2) && memcmp(p.s, PMT_MAGIC_V2, p.n) == 0) {
+                t->version = 2;
+                continue;
+            }
             if (starts(&p, 0, "# pmi-trace v"))
-                perr(&p, 13, "unsupported format version '%.*s' (this reader knows v1)",
+                perr(&p, 13, "unsupported format version '%.*s' (this reader knows v1 and v2)",
                      (int)(p.n - 13 > 20 ? 20 : p.n - 13), p.s + 13);
             else
                 perr(&p, 0, "expected the first line \"" PMT_MAGIC "\"");

@@ -75,7 +75,11 @@ int pmt_add_comment(pmt_trace *t, const char *text)
 
 int pmt_add_source(pmt_trace *t, const char *text)
 {
-    return add_text(t, PMT_H_SOURCE, text);
+    /* "@source" needs a description: the reader refuses an empty one */
+    size_t lead = text ? strspn(text, " \t") : 0;
+    if (!text || !text[lead])
+        return -1;
+    return add_text(t, PMT_H_SOURCE, text + lead);
 }
 
 /* A header key: non-empty, no '=', no whitespace. */
@@ -156,6 +160,13 @@ int pmt_add_event(pmt_trace *t, pmt_kind kind, uint64_t usec, const char *conn, 
         return -1;
     if (kind == PMT_EV_DATA && len == 0)
         return -1; /* a write of nothing is not an event */
+    if ((kind == PMT_EV_NOTE || kind == PMT_EV_OPEN) && data) {
+        /* the reader does not keep leading blanks of note/open text */
+        while (len && (*(const char *)data == ' ' || *(const char *)data == '\t')) {
+            data = (const char *)data + 1;
+            len--;
+        }
+    }
     if (t->nevents == t->cap_events) {
         size_t cap = t->cap_events ? t->cap_events * 2 : 64;
         pmt_event *e = realloc(t->events, cap * sizeof *e);
@@ -206,4 +217,24 @@ size_t pmt_error_format(const pmt_error *e, const char *path, char *buf, size_t 
     else
         w = snprintf(buf, n, "%s: %s", path ? path : "-", e->msg);
     return w > 0 ? (size_t)w : 0;
+}
+
+int pmt_add_pattern(pmt_trace *t, uint64_t usec, const char *conn, pmt_side side,
+                    const char *pattern)
+{
+    if (!pattern || !*pattern || !one_line(pattern))
+        return -1;
+    if (pmt_add_event(t, PMT_EV_DATA, usec, conn, side, pattern, strlen(pattern)))
+        return -1;
+    t->events[t->nevents - 1].form = PMT_FORM_MSG;
+    return 0;
+}
+
+bool pmt_event_is_v2(const pmt_event *ev)
+{
+    if (ev->kind == PMT_EV_TIMEOUT)
+        return ev->timeout_ms != 0;
+    if (ev->kind != PMT_EV_DATA)
+        return false;
+    return ev->form != PMT_FORM_BYTES || ev->flags || ev->timeout_ms || ev->ncuts || ev->delay_ms;
 }

@@ -31,9 +31,32 @@ int pmt_write_event(FILE *f, const pmt_event *ev, const char *comment)
         rc = fprintf(f, ev->len ? "open %s" : "open", ev->data);
         break;
     case PMT_EV_DATA:
-        if (fprintf(f, "%s \"", pmt_dir_name(ev->side)) < 0 || put_escaped(f, ev->data, ev->len) ||
-            fputc('"', f) == EOF)
+        if (fprintf(f, "%s", pmt_dir_name(ev->side)) < 0)
             return -1;
+        /* v2 modifiers, in the order the reader documents */
+        if ((ev->flags & PMT_F_OPTIONAL) && fputs(" optional", f) == EOF)
+            return -1;
+        if ((ev->flags & PMT_F_UNORDERED) && fputs(" unordered", f) == EOF)
+            return -1;
+        if (ev->timeout_ms && fprintf(f, " timeout=%u", ev->timeout_ms) < 0)
+            return -1;
+        if (ev->ncuts) {
+            if (fputs(" split=", f) == EOF)
+                return -1;
+            for (uint32_t k = 0; k < ev->ncuts; k++)
+                if (fprintf(f, k ? ",%u" : "%u", ev->cuts[k]) < 0)
+                    return -1;
+        }
+        if (ev->delay_ms && fprintf(f, " delay=%u", ev->delay_ms) < 0)
+            return -1;
+        if (ev->form == PMT_FORM_MSG) {
+            if (fprintf(f, " msg %s", ev->data) < 0)
+                return -1;
+        } else {
+            if ((ev->form == PMT_FORM_RAW && fputs(" raw", f) == EOF) || fputs(" \"", f) == EOF ||
+                put_escaped(f, ev->data, ev->len) || fputc('"', f) == EOF)
+                return -1;
+        }
         if (comment && *comment)
             rc = fprintf(f, "  # %s", comment);
         break;
@@ -44,7 +67,7 @@ int pmt_write_event(FILE *f, const pmt_event *ev, const char *comment)
         rc = fprintf(f, "close");
         break;
     case PMT_EV_TIMEOUT:
-        rc = fprintf(f, "timeout");
+        rc = ev->timeout_ms ? fprintf(f, "timeout %u", ev->timeout_ms) : fprintf(f, "timeout");
         break;
     case PMT_EV_NOTE:
         rc = fprintf(f, ev->len ? "note %s" : "note", ev->data);
@@ -83,7 +106,10 @@ static int write_header(FILE *f, const pmt_header *h)
 
 int pmt_write(FILE *f, const pmt_trace *t, pmt_annotate_fn annotate, void *ctx)
 {
-    if (fputs(PMT_MAGIC "\n", f) == EOF)
+    bool v2 = t->version >= 2;
+    for (size_t i = 0; i < t->nevents && !v2; i++)
+        v2 = pmt_event_is_v2(&t->events[i]);
+    if (fputs(v2 ? PMT_MAGIC_V2 "\n" : PMT_MAGIC "\n", f) == EOF)
         return -1;
     for (size_t i = 0; i < t->nheaders; i++)
         if (write_header(f, &t->headers[i]))

@@ -20,8 +20,9 @@ for f in $(cd "$work" && find . -name '*.trace' | sort); do
         status=1
     fi
 done
-# no committed trace lacks a transcript
-for f in $(cd "$traces" && find . -name '*.trace' | sort); do
+# no committed trace of the imported directories lacks a transcript (recorded/
+# and scenarios/ are made by other means)
+for f in $(cd "$traces" && find ./hydra-4.0.2 ./hydra-HEAD ./slurm ./taps -name '*.trace' 2>/dev/null | sort); do
     if [ ! -f "$work/$f" ]; then
         echo "committed but not produced by import: $f"
         status=1

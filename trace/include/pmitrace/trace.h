@@ -20,8 +20,10 @@
 extern "C" {
 #endif
 
-#define PMT_FORMAT_VERSION 1
+#define PMT_FORMAT_VERSION 2
 #define PMT_MAGIC "# pmi-trace v1"
+#define PMT_MAGIC_V2 "# pmi-trace v2" /* scenarios: patterns, raw/split writes, markers */
+#define PMT_MAX_CUTS 16
 #define PMT_CONN_MAX 32 /* bytes of a connection label, including the NUL */
 
 /* A parse or I/O error: 1-based line and column (0 when not about a line). */
@@ -46,6 +48,18 @@ typedef enum pmt_kind {
     PMT_EV_NOTE,     /* free text */
 } pmt_kind;
 
+/* How a v2 data event carries its message (v1 files only have BYTES). */
+typedef enum pmt_form {
+    PMT_FORM_BYTES = 0, /* "..." : recorded bytes; compared message by message */
+    PMT_FORM_MSG,       /* msg <pattern> : a message with captures/wildcards (match.h) */
+    PMT_FORM_RAW,       /* raw "..." : bytes sent as they are, compared byte for byte */
+} pmt_form;
+
+enum pmt_evflags {
+    PMT_F_OPTIONAL = 1u << 0,  /* the checked side may omit this message */
+    PMT_F_UNORDERED = 1u << 1, /* consecutive unordered messages may come in any order */
+};
+
 typedef struct pmt_event {
     pmt_kind kind;
     uint64_t usec;             /* time since the trace start, microseconds */
@@ -54,6 +68,13 @@ typedef struct pmt_event {
     char *data;                /* DATA: exact bytes; OPEN/NOTE: text; NUL-terminated copy */
     size_t len;                /* bytes in data, without the terminating NUL */
     uint32_t line;             /* source line, 0 when built in memory */
+    /* v2 scenario fields (zero in v1 traces) */
+    pmt_form form;             /* DATA: how data is meant */
+    uint32_t flags;            /* pmt_evflags */
+    uint32_t timeout_ms;       /* DATA (checked side) / TIMEOUT: how long to wait; 0 = default */
+    uint32_t delay_ms;         /* DATA with cuts: pause between the pieces */
+    uint32_t ncuts;            /* DATA: write the bytes in ncuts+1 pieces at these offsets */
+    uint32_t cuts[PMT_MAX_CUTS];
 } pmt_event;
 
 typedef enum pmt_hkind {
@@ -86,6 +107,7 @@ typedef struct pmt_header {
 } pmt_header;
 
 typedef struct pmt_trace {
+    int version;     /* 1 or 2: the magic line read; writers use 2 when a v2 field is set */
     pmt_header *headers;
     size_t nheaders;
     pmt_event *events;
@@ -106,6 +128,14 @@ int pmt_add_env(pmt_trace *t, const char *name, const char *value);
 int pmt_add_expect(pmt_trace *t, const pmt_expect *x, const char *comment);
 int pmt_add_event(pmt_trace *t, pmt_kind kind, uint64_t usec, const char *conn, pmt_side side,
                   const void *data, size_t len);
+
+/* v2 builders: a pattern event (text after "msg ") and the scenario fields
+ * of the last event added (flags, timeout, split cuts/delay, form).  Return
+ * 0 or -1 (bad argument, no memory). */
+int pmt_add_pattern(pmt_trace *t, uint64_t usec, const char *conn, pmt_side side,
+                    const char *pattern);
+/* True when the event uses something only v2 can express. */
+bool pmt_event_is_v2(const pmt_event *ev);
 
 /* First header of this kind (and key, for META/ENV; key NULL matches any), or NULL. */
 const pmt_header *pmt_find_header(const pmt_trace *t, pmt_hkind kind, const char *key);
@@ -150,6 +180,7 @@ int pmt_unescape(const char *s, size_t len, char *out, size_t *outlen, size_t *e
 typedef enum pmt_import_flavour {
     PMT_IMPORT_PROBE = 1, /* "C>S b'...'", "S>C EOF", "NOTE ...", "env {...}", "done" */
     PMT_IMPORT_STRACE,    /* strace: write(fd, "...", n) = n / read(fd, "...", n) = m */
+    PMT_IMPORT_FLUX,      /* Flux shell log: "... pmi-simple: <rank>: C: cmd=..." / "S: ..." */
 } pmt_import_flavour;
 
 typedef struct pmt_import_opts {
@@ -170,6 +201,15 @@ typedef struct pmt_import_opts {
  * was expected). */
 int pmt_import(pmt_import_flavour fl, const char *buf, size_t len, const pmt_import_opts *o,
                pmt_trace *t, pmt_error *e);
+
+/* Flux-style log (PMI-1 lines as the Flux shell logs them with verbose=2):
+ *   [  +0.012345] flux-shell[0]: TRACE: pmi-simple: 2: C: cmd=get kvsname=x key=y
+ *   [  +0.012400] flux-shell[0]: TRACE: pmi-simple: 2: S: cmd=get_result rc=0 value=z
+ * Each C:/S: line becomes one write of that line plus '\n' on connection
+ * r<rank>; a leading "[ +seconds]" gives the time.  Lines without
+ * "pmi-simple: " are not PMI traffic and are skipped; a pmi-simple line
+ * that does not have this shape is an error.  Called by pmt_import. */
+int pmt_import_flux(const char *buf, size_t len, pmt_trace *t, pmt_error *e);
 
 /* Parse a Python bytes literal (b'...' or b"...") starting at s[0]:
  * returns 0 with the bytes appended to out (*outlen updated; out must hold

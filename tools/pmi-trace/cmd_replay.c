@@ -1,0 +1,505 @@
+/* pmi-trace replay: play one side of a trace against a live peer and check
+ * the other side message by message (pmitrace/match.h does the checking).
+ *
+ *   --server: we are the client(s).  Under a launcher (PMI_FD / PMI_PORT in
+ *             the environment) this process plays connection r<PMI_RANK>;
+ *             with --port HOST:PORT it plays every connection of the trace.
+ *   --client -- PROGRAM: we are the server.  One PROGRAM per rank of the
+ *             trace, each with its own PMI_FD; requests are checked, the
+ *             recorded responses sent (with live values substituted). */
+#define _GNU_SOURCE
+#include "tool.h"
+
+#include "pmitrace/match.h"
+
+#ifdef PMT_HAVE_PMISESSION
+#include "pmisession/session.h"
+#endif
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { EXIT_CONNECT = 3 };
+
+typedef struct rconn {
+    char label[PMT_CONN_MAX];
+    int fd;
+    pmt_runner *r;
+    bool active, waiting;
+    uint64_t deadline;
+    pid_t pid;
+#ifdef PMT_HAVE_PMISESSION
+    pws_session *s;
+#endif
+} rconn;
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int write_piece(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            struct pollfd pf = { fd, POLLOUT, 0 };
+            if (poll(&pf, 1, 10000) <= 0)
+                return -1;
+            continue;
+        }
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static int do_send(rconn *c, const pmt_action *a)
+{
+#ifdef PMT_HAVE_PMISESSION
+    if (c->s)
+        return pws_send_split(c->s, a->buf, a->len, a->cuts, a->ncuts, a->delay_ms,
+                              pws_deadline_ms(10000 + a->delay_ms * (unsigned)(a->ncuts + 1))) == 0
+                   ? 0
+                   : -1;
+#endif
+    size_t at = 0;
+    for (size_t k = 0; k <= a->ncuts; k++) {
+        size_t end = k < a->ncuts ? a->cuts[k] : a->len;
+        if (end <= at)
+            continue;
+        if (k && a->delay_ms)
+            usleep(a->delay_ms * 1000u);
+        if (write_piece(c->fd, a->buf + at, end - at))
+            return -1;
+        at = end;
+    }
+    return 0;
+}
+
+/* Run every connection's runner until each is done or diverged.  Returns
+ * the number of connections that diverged. */
+static int run_all(rconn *c, size_t n, bool verbose)
+{
+    for (;;) {
+        bool any = false, progress = false;
+        for (size_t k = 0; k < n; k++) {
+            if (!c[k].active)
+                continue;
+            for (;;) {
+                pmt_action a;
+                pmt_runner_next(c[k].r, &a);
+                if (a.kind == PMT_ACT_DONE || a.kind == PMT_ACT_FAILED) {
+                    c[k].active = false;
+                    progress = true;
+                    break;
+                }
+                if (a.kind == PMT_ACT_WAIT) {
+                    if (!c[k].waiting) {
+                        c[k].waiting = true;
+                        c[k].deadline = mono_ms() + a.timeout_ms;
+                    }
+                    break;
+                }
+                /* a send recorded after another connection's next step
+                 * waits until that connection got there (a get answered
+                 * with a value another rank put, barriers); the connection
+                 * with the earliest step is never held, so this ends */
+                uint64_t t = pmt_runner_usec(c[k].r);
+                bool blocked = false;
+                for (size_t j = 0; j < n; j++)
+                    if (j != k && c[j].active && pmt_runner_usec(c[j].r) < t)
+                        blocked = true;
+                if (blocked)
+                    break;
+                c[k].waiting = false;
+                if (a.kind == PMT_ACT_SEND) {
+                    if (verbose)
+                        fprintf(stderr, "replay: %s: send %zu bytes\n", c[k].label, a.len);
+                    if (do_send(&c[k], &a)) {
+                        /* the peer is gone: what it says next (eof) is checked */
+                        pmt_runner_done_action(c[k].r);
+                        pmt_runner_eof(c[k].r);
+                    } else {
+                        pmt_runner_done_action(c[k].r);
+                    }
+                } else if (a.kind == PMT_ACT_SHUTDOWN) {
+                    shutdown(c[k].fd, SHUT_WR);
+                    pmt_runner_done_action(c[k].r);
+                } else if (a.kind == PMT_ACT_CLOSE) {
+                    shutdown(c[k].fd, SHUT_RDWR);
+                    pmt_runner_done_action(c[k].r);
+                }
+                progress = true;
+            }
+            if (c[k].active)
+                any = true;
+        }
+        if (!any)
+            break;
+        if (progress)
+            continue;
+        struct pollfd pf[256];
+        size_t idx[256];
+        nfds_t np = 0;
+        uint64_t now = mono_ms(), next = now + 1000;
+        for (size_t k = 0; k < n && np < 256; k++)
+            if (c[k].active && c[k].waiting) {
+                pf[np] = (struct pollfd){ c[k].fd, POLLIN, 0 };
+                idx[np++] = k;
+                if (c[k].deadline < next)
+                    next = c[k].deadline;
+            }
+        int rc = poll(pf, np, next > now ? (int)(next - now) : 0);
+        if (rc < 0 && errno != EINTR)
+            break;
+        now = mono_ms();
+        for (nfds_t q = 0; q < np; q++) {
+            rconn *x = &c[idx[q]];
+            if (pf[q].revents & (POLLIN | POLLHUP | POLLERR)) {
+                char buf[65536];
+                ssize_t r = read(x->fd, buf, sizeof buf);
+                if (r < 0 && (errno == EAGAIN || errno == EINTR))
+                    continue;
+                x->waiting = false;
+                if (r > 0)
+                    pmt_runner_feed(x->r, buf, (size_t)r);
+                else
+                    pmt_runner_eof(x->r);
+            } else if (x->deadline <= now) {
+                x->waiting = false;
+                pmt_runner_timeout(x->r);
+            }
+        }
+    }
+    int bad = 0;
+    for (size_t k = 0; k < n; k++) {
+        const pmt_divergence *d = pmt_runner_divergence(c[k].r);
+        if (d) {
+            bad++;
+            pmt_divergence_print(stdout, d, 120);
+        } else {
+            printf("replay: %s: %zu messages matched\n", c[k].label, pmt_runner_matched(c[k].r));
+        }
+    }
+    fflush(stdout);
+    return bad;
+}
+
+/* PMI_PORT mode identifies a PMI-1 connection before init (initack
+ * pmiid=N, answered by initack and set size/rank/debug lines); a trace
+ * recorded over PMI_FD has no such exchange, so do it here.  Returns 0, or
+ * -1 with a message on stderr. */
+static int identify(rconn *c, const pmt_trace *t)
+{
+    const pmt_event *first = NULL;
+    for (size_t i = 0; i < t->nevents && !first; i++)
+        if (!strcmp(t->events[i].conn, c->label) && t->events[i].kind == PMT_EV_DATA &&
+            t->events[i].side == PMT_CLIENT)
+            first = &t->events[i];
+    if (!first || first->form == PMT_FORM_MSG || first->len < 4 || memcmp(first->data, "cmd=", 4) ||
+        (first->len >= 11 && !memcmp(first->data, "cmd=initack", 11)))
+        return 0; /* a pattern, or the trace identifies itself */
+    for (size_t i = 0; i < t->nevents; i++)
+        if (!strcmp(t->events[i].conn, c->label) && t->events[i].kind == PMT_EV_DATA &&
+            t->events[i].side == PMT_CLIENT && memmem(t->events[i].data, t->events[i].len, "cmd=fullinit", 12))
+            return 0; /* PMI-2: fullinit names the rank */
+    pmc_enc e;
+    pmc_out o = { 0 };
+    pmc_error err;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "initack");
+    pmc_enc_str(&e, "pmiid", c->label + 1);
+    if (pmc_enc_end(&e, NULL, &o, &err) || write_piece(c->fd, o.buf, o.len)) {
+        pmc_out_free(&o);
+        fprintf(stderr, "pmi-trace replay: %s: cannot send initack\n", c->label);
+        return -1;
+    }
+    pmc_out_free(&o);
+    pmc_decoder *d = pmc_decoder_new(NULL);
+    uint64_t until = mono_ms() + 5000;
+    int got = 0;
+    while (d && mono_ms() < until) {
+        pmc_msg m;
+        int rc = pmc_decoder_next(d, &m, &err);
+        if (rc == PMC_MSG) {
+            pmc_slice v;
+            if (pmc_slice_eq(m.name, "initack") && pmc_msg_get(&m, "rc", &v) && !pmc_slice_eq(v, "0"))
+                break;
+            if (pmc_slice_eq(m.name, "set") && pmc_msg_get(&m, "debug", &v)) {
+                got = 1; /* the last line of the answer */
+                break;
+            }
+            continue;
+        }
+        if (rc == PMC_ERR)
+            break;
+        struct pollfd pf = { c->fd, POLLIN, 0 };
+        if (poll(&pf, 1, (int)(until - mono_ms())) <= 0)
+            break;
+        char buf[4096];
+        ssize_t r = read(c->fd, buf, sizeof buf);
+        if (r <= 0)
+            break;
+        pmc_decoder_feed(d, buf, (size_t)r);
+    }
+    pmc_decoder_free(d);
+    if (!got)
+        fprintf(stderr, "pmi-trace replay: %s: the server did not accept initack pmiid=%s\n", c->label,
+                c->label + 1);
+    return got ? 0 : -1;
+}
+
+static void replay_usage(FILE *f)
+{
+    fputs("usage: pmi-trace replay --server [--port HOST:PORT] [--conn LABEL] [options] TRACE\n"
+          "       pmi-trace replay --client [options] TRACE -- PROGRAM [ARGS...]\n"
+          "  --server   play the client side (C>S) against a server: under a launcher this\n"
+          "             process plays connection r<PMI_RANK>; with --port every connection\n"
+          "  --client   play the server side (S>C): start PROGRAM once per rank of the\n"
+          "             trace with PMI_FD, PMI_RANK, PMI_SIZE and check what it sends\n"
+          "  --tolerate-key KEY   values of KEY may differ (default: kvsname jobid port\n"
+          "                       hostname host)\n"
+          "  --tolerate-kvs TEXT  values of KVS keys containing TEXT may differ (default:\n"
+          "                       businesscard -bcast- -allgather-shm- PMI_hostname hwloc)\n"
+          "  --timeout MS         wait at most MS for each message (10000)\n"
+          "  -v                   log what is sent\n"
+          "exit status: 0 every message matched, 1 a divergence (printed side by side),\n"
+          "2 usage or trace error, 3 cannot connect or start PROGRAM\n",
+          f);
+}
+
+int cmd_replay(int argc, char **argv)
+{
+    int mode = 0;
+    const char *port = NULL, *path = NULL, *only = NULL;
+    const char *keys[40], *kvs[40];
+    size_t nkeys = 0, nkvs = 0;
+    const pmt_match_opts *d = pmt_match_opts_default();
+    for (size_t k = 0; d->keys[k] && nkeys < 20; k++)
+        keys[nkeys++] = d->keys[k];
+    for (size_t k = 0; d->kvskeys[k] && nkvs < 20; k++)
+        kvs[nkvs++] = d->kvskeys[k];
+    unsigned timeout = 10000;
+    bool verbose = false;
+    char **prog = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            replay_usage(stdout);
+            return EXIT_OK;
+        } else if (!strcmp(a, "--server")) {
+            mode = 's';
+        } else if (!strcmp(a, "--client")) {
+            mode = 'c';
+        } else if (!strcmp(a, "--port") && i + 1 < argc) {
+            port = argv[++i];
+        } else if (!strcmp(a, "--conn") && i + 1 < argc) {
+            only = argv[++i];
+        } else if (!strcmp(a, "--tolerate-key") && i + 1 < argc && nkeys < 39) {
+            keys[nkeys++] = argv[++i];
+        } else if (!strcmp(a, "--tolerate-kvs") && i + 1 < argc && nkvs < 39) {
+            kvs[nkvs++] = argv[++i];
+        } else if (!strcmp(a, "--timeout") && i + 1 < argc) {
+            timeout = (unsigned)strtoul(argv[++i], NULL, 10);
+        } else if (!strcmp(a, "-v")) {
+            verbose = true;
+        } else if (!strcmp(a, "--")) {
+            prog = argv + i + 1;
+            if (!*prog)
+                prog = NULL;
+            break;
+        } else if (a[0] != '-' && !path) {
+            path = a;
+        } else {
+            replay_usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (!mode || !path || (mode == 'c' && !prog) || (mode == 's' && prog)) {
+        replay_usage(stderr);
+        return EXIT_USAGE;
+    }
+    keys[nkeys] = NULL;
+    kvs[nkvs] = NULL;
+    pmt_match_opts mo = { keys, kvs };
+
+    pmt_trace t;
+    pmt_error e;
+    if (pmt_read_file(path, &t, &e)) {
+        char eb[600];
+        pmt_error_format(&e, path, eb, sizeof eb);
+        fprintf(stderr, "pmi-trace replay: %s\n", eb);
+        return EXIT_USAGE;
+    }
+    /* connections in order of appearance */
+    char labels[64][PMT_CONN_MAX];
+    size_t nl = 0;
+    for (size_t i = 0; i < t.nevents && nl < 64; i++) {
+        size_t k = 0;
+        while (k < nl && strcmp(labels[k], t.events[i].conn))
+            k++;
+        if (k == nl)
+            snprintf(labels[nl++], PMT_CONN_MAX, "%s", t.events[i].conn);
+    }
+    if (mode == 's' && !port && !only) {
+        const char *rk = getenv("PMI_RANK");
+        if (!rk || !*rk)
+            rk = getenv("PMI_ID");
+        static char lb[PMT_CONN_MAX];
+        snprintf(lb, sizeof lb, "r%.20s", rk && *rk ? rk : "0");
+        only = lb;
+    }
+    if (only) {
+        size_t k = 0;
+        while (k < nl && strcmp(labels[k], only))
+            k++;
+        if (k == nl) {
+            fprintf(stderr, "pmi-trace replay: %s: no connection %s in the trace\n", path, only);
+            pmt_trace_free(&t);
+            return EXIT_USAGE;
+        }
+        snprintf(labels[0], PMT_CONN_MAX, "%s", only);
+        nl = 1;
+    }
+
+    pmt_vars *v = pmt_vars_new();
+    rconn *c = calloc(nl + 1, sizeof *c);
+    int status = EXIT_OK;
+    if (!v || !c) {
+        status = EXIT_USAGE;
+        goto out;
+    }
+    pmt_runner_opts ro = { &mo, NULL, timeout, 0, 0 };
+    for (size_t k = 0; k < nl; k++) {
+        char err[300];
+        memcpy(c[k].label, labels[k], PMT_CONN_MAX);
+        c[k].fd = -1;
+        c[k].r = pmt_runner_new(&t, labels[k], mode == 's' ? PMT_CLIENT : PMT_SERVER, v, &ro, err,
+                                sizeof err);
+        if (!c[k].r) {
+            fprintf(stderr, "pmi-trace replay: %s: %s: %s\n", path, labels[k], err);
+            status = EXIT_USAGE;
+            goto out;
+        }
+        c[k].active = true;
+    }
+    signal(SIGPIPE, SIG_IGN);
+
+    if (mode == 's') {
+        for (size_t k = 0; k < nl; k++) {
+            char err[300] = "";
+#ifdef PMT_HAVE_PMISESSION
+            int rc = port ? pws_connect(&c[k].s, port, c[k].label, 10000, err, sizeof err)
+                          : pws_open_env(&c[k].s, c[k].label, err, sizeof err);
+            c[k].fd = rc ? -1 : pws_fd(c[k].s);
+#else
+            (void)port;
+            snprintf(err, sizeof err, "built without the pmisession library");
+#endif
+            if (c[k].fd < 0) {
+                fprintf(stderr, "pmi-trace replay: %s: %s\n", c[k].label, err);
+                status = EXIT_CONNECT;
+                goto out;
+            }
+            bool portmode = port || (!getenv("PMI_FD") && getenv("PMI_PORT"));
+            if (portmode && c[k].label[0] == 'r' && identify(&c[k], &t)) {
+                status = EXIT_CONNECT;
+                goto out;
+            }
+        }
+        status = run_all(c, nl, verbose) ? EXIT_FINDINGS : EXIT_OK;
+    } else {
+        size_t nranks = 0;
+        for (size_t k = 0; k < nl; k++)
+            if (c[k].label[0] == 'r' && strspn(c[k].label + 1, "0123456789") == strlen(c[k].label + 1))
+                nranks++;
+        if (nranks != nl || nl == 0) {
+            fprintf(stderr, "pmi-trace replay: --client needs connections named r<rank> only "
+                            "(one PMI_FD per rank)\n");
+            status = EXIT_USAGE;
+            goto out;
+        }
+        char sz[16];
+        snprintf(sz, sizeof sz, "%zu", nl);
+        for (size_t k = 0; k < nl; k++) {
+            int sp[2];
+            if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) {
+                status = EXIT_CONNECT;
+                goto out;
+            }
+            pid_t pid = fork();
+            if (pid == 0) {
+                int cfd = dup(sp[1]); /* without close-on-exec: the program's PMI_FD */
+                char fds[16];
+                snprintf(fds, sizeof fds, "%d", cfd);
+                setenv("PMI_FD", fds, 1);
+                setenv("PMI_RANK", c[k].label + 1, 1);
+                setenv("PMI_SIZE", sz, 1);
+                unsetenv("PMI_PORT");
+                unsetenv("PMI_ID");
+                signal(SIGPIPE, SIG_DFL);
+                execvp(prog[0], prog);
+                fprintf(stderr, "pmi-trace replay: %s: %s\n", prog[0], strerror(errno));
+                _exit(127);
+            }
+            close(sp[1]);
+            if (pid < 0) {
+                close(sp[0]);
+                status = EXIT_CONNECT;
+                goto out;
+            }
+            c[k].fd = sp[0];
+            c[k].pid = pid;
+        }
+        int bad = run_all(c, nl, verbose);
+        for (size_t k = 0; k < nl; k++) {
+            /* the server side is done: the program sees EOF like after a real job */
+            shutdown(c[k].fd, SHUT_RDWR);
+            int st = 0;
+            uint64_t until = mono_ms() + 10000;
+            pid_t w;
+            while ((w = waitpid(c[k].pid, &st, WNOHANG)) == 0 && mono_ms() < until)
+                usleep(10000);
+            if (w == 0) {
+                kill(c[k].pid, SIGKILL);
+                waitpid(c[k].pid, &st, 0);
+                printf("replay: %s: the program did not exit within 10 s after the trace ended\n",
+                       c[k].label);
+                bad++;
+            } else if (!bad && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+                printf("replay: %s: the program exited with status %d\n", c[k].label,
+                       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+            }
+        }
+        status = bad ? EXIT_FINDINGS : EXIT_OK;
+    }
+out:
+    for (size_t k = 0; c && k < nl; k++) {
+#ifdef PMT_HAVE_PMISESSION
+        if (c[k].s)
+            pws_close(c[k].s);
+        else
+#endif
+            if (c[k].fd >= 0)
+            close(c[k].fd);
+        pmt_runner_free(c[k].r);
+    }
+    free(c);
+    pmt_vars_free(v);
+    pmt_trace_free(&t);
+    return status;
+}

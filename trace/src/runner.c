@@ -1,0 +1,766 @@
+/* The step runner: turns one connection of a trace into steps for the side
+ * being played (send) and the side being checked (expect), and checks what
+ * arrives message by message (byte by byte for raw events).  It does no I/O:
+ * the caller moves bytes, so the same runner serves a socket, a socketpair
+ * under a launcher or an in-process mock. */
+#include "pmitrace/match.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum stkind {
+    ST_SEND_PAT = 1, /* msg pattern to render */
+    ST_SEND_REC,     /* recorded messages (re-encoded only when a value maps) */
+    ST_SEND_RAW,     /* bytes as they are */
+    ST_SHUTDOWN,
+    ST_CLOSE,
+    ST_EXPECT,       /* one message (pattern or recorded) */
+    ST_EXPECT_BYTES,
+    ST_EXPECT_EOF,
+    ST_SILENCE,
+} stkind;
+
+typedef struct step {
+    stkind kind;
+    uint32_t flags, timeout_ms, delay_ms, line;
+    uint64_t usec;       /* trace time of the event (cross-connection order) */
+    pmt_pattern pat;     /* SEND_PAT, EXPECT */
+    pmt_pattern *pats;   /* SEND_REC */
+    size_t npats;
+    char *bytes;         /* SEND_REC (recorded chunk), SEND_RAW, EXPECT_BYTES */
+    size_t len;
+    size_t cuts[PMT_MAX_CUTS];
+    size_t ncuts;
+    char key[80];        /* SEND_*: last key= sent (context for the answer) */
+    bool matched;        /* EXPECT inside an unordered group */
+} step;
+
+struct pmt_runner {
+    step *st;
+    size_t n, cap, i;
+    char conn[PMT_CONN_MAX];
+    pmt_vars *v;
+    pmt_runner_opts o;
+    pmc_decoder *dec;
+    bool eof, failed, in_action;
+    size_t bpos;        /* progress inside the current EXPECT_BYTES */
+    pmc_out out;
+    size_t cuts[PMT_MAX_CUTS * 4 + 1];
+    size_t ncuts;
+    char ctxkey[80];    /* the KVS key of the last request */
+    size_t matched;
+    pmt_divergence div;
+};
+
+static step *new_step(pmt_runner *r, stkind k, const pmt_event *ev)
+{
+    if (r->n == r->cap) {
+        size_t c = r->cap ? r->cap * 2 : 32;
+        step *s = realloc(r->st, c * sizeof *s);
+        if (!s)
+            return NULL;
+        r->st = s;
+        r->cap = c;
+    }
+    step *s = &r->st[r->n++];
+    memset(s, 0, sizeof *s);
+    s->kind = k;
+    if (ev) {
+        s->flags = ev->flags;
+        s->timeout_ms = ev->timeout_ms;
+        s->delay_ms = ev->delay_ms;
+        s->line = ev->line;
+        s->usec = ev->usec;
+    }
+    return s;
+}
+
+static char *dupn(const char *s, size_t n)
+{
+    char *d = malloc(n + 1);
+    if (d) {
+        if (n)
+            memcpy(d, s, n);
+        d[n] = 0;
+    }
+    return d;
+}
+
+/* A played chunk of recorded bytes: the writes up to a message boundary. */
+typedef struct chunk {
+    pmc_out bytes;
+    size_t cuts[PMT_MAX_CUTS];
+    size_t ncuts;
+    uint32_t line, delay;
+    uint64_t usec;
+    pmc_decoder *d;
+    bool dead; /* the played stream stopped decoding: bytes go out raw */
+} chunk;
+
+static int flush_chunk(pmt_runner *r, chunk *c, char *err, size_t el)
+{
+    if (!c->bytes.len)
+        return 0;
+    pmt_event fake;
+    memset(&fake, 0, sizeof fake);
+    fake.line = c->line;
+    fake.usec = c->usec;
+    fake.delay_ms = c->delay;
+    step *s = new_step(r, ST_SEND_RAW, &fake);
+    if (!s || !(s->bytes = dupn(c->bytes.buf, c->bytes.len)))
+        goto nomem;
+    s->len = c->bytes.len;
+    memcpy(s->cuts, c->cuts, sizeof s->cuts);
+    s->ncuts = c->ncuts;
+    if (!c->dead) {
+        /* decode the chunk's messages so values can be mapped before sending */
+        pmc_decoder *d = pmc_decoder_new(NULL);
+        if (!d)
+            goto nomem;
+        pmc_decoder_feed(d, c->bytes.buf, c->bytes.len);
+        pmc_msg m;
+        pmc_error e;
+        size_t total = 0;
+        bool clean = true;
+        while (clean) {
+            int rc = pmc_decoder_next(d, &m, &e);
+            if (rc == PMC_AGAIN)
+                break;
+            if (rc == PMC_ERR) {
+                clean = false;
+                break;
+            }
+            pmt_pattern *np = realloc(s->pats, (s->npats + 1) * sizeof *np);
+            if (!np) {
+                pmc_decoder_free(d);
+                goto nomem;
+            }
+            s->pats = np;
+            if (pmt_pattern_from_msg(&m, &s->pats[s->npats])) {
+                pmc_decoder_free(d);
+                goto nomem;
+            }
+            s->npats++;
+            total += m.raw.len;
+            pmc_slice k;
+            if (pmc_msg_get(&m, "key", &k))
+                pmc_slice_copy(k, s->key, sizeof s->key);
+        }
+        clean = clean && total == c->bytes.len && pmc_decoder_pending(d) == 0;
+        pmc_decoder_free(d);
+        if (clean)
+            s->kind = ST_SEND_REC;
+    }
+    pmc_out_reset(&c->bytes);
+    c->ncuts = 0;
+    c->delay = 0;
+    return 0;
+nomem:
+    snprintf(err, el, "out of memory");
+    return -1;
+}
+
+static int add_checked(pmt_runner *r, pmc_decoder *d, bool *dead, const pmt_event *ev, char *err,
+                       size_t el)
+{
+    if (*dead) {
+        step *s = new_step(r, ST_EXPECT_BYTES, ev);
+        if (!s || !(s->bytes = dupn(ev->data, ev->len)))
+            goto nomem;
+        s->len = ev->len;
+        return 0;
+    }
+    if (pmc_decoder_feed(d, ev->data, ev->len))
+        goto nomem;
+    for (;;) {
+        pmc_msg m;
+        pmc_error e;
+        int rc = pmc_decoder_next(d, &m, &e);
+        if (rc == PMC_AGAIN)
+            return 0;
+        if (rc == PMC_ERR) {
+            /* recorded junk: compare it byte for byte */
+            if (e.raw.ptr && e.raw.len) {
+                step *s = new_step(r, ST_EXPECT_BYTES, ev);
+                if (!s || !(s->bytes = dupn(e.raw.ptr, e.raw.len)))
+                    goto nomem;
+                s->len = e.raw.len;
+            }
+            if (e.fatal) {
+                *dead = true;
+                return 0;
+            }
+            continue;
+        }
+        step *s = new_step(r, ST_EXPECT, ev);
+        if (!s || pmt_pattern_from_msg(&m, &s->pat))
+            goto nomem;
+    }
+nomem:
+    snprintf(err, el, "out of memory");
+    return -1;
+}
+
+pmt_runner *pmt_runner_new(const pmt_trace *t, const char *conn, pmt_side play, pmt_vars *v,
+                           const pmt_runner_opts *o, char *err, size_t el)
+{
+    pmt_runner *r = calloc(1, sizeof *r);
+    chunk c;
+    memset(&c, 0, sizeof c);
+    pmc_decoder *cd = pmc_decoder_new(NULL);
+    bool cdead = false;
+    c.d = NULL;
+    if (!r || !cd)
+        goto nomem;
+    snprintf(r->conn, sizeof r->conn, "%s", conn);
+    r->v = v;
+    if (o)
+        r->o = *o;
+    if (!r->o.match)
+        r->o.match = pmt_match_opts_default();
+    if (!r->o.timeout_ms)
+        r->o.timeout_ms = 10000;
+    if (!r->o.optional_ms)
+        r->o.optional_ms = 200;
+    if (!r->o.silence_ms)
+        r->o.silence_ms = 300;
+    if (!(r->dec = pmc_decoder_new(NULL)))
+        goto nomem;
+    pmc_decoder *pd = pmc_decoder_new(NULL); /* played stream: is the chunk complete? */
+    if (!pd)
+        goto nomem;
+    for (size_t k = 0; k < t->nevents; k++) {
+        const pmt_event *ev = &t->events[k];
+        if (strcmp(ev->conn, conn))
+            continue;
+        bool played = ev->side == play;
+        if (ev->kind == PMT_EV_DATA && played && ev->form == PMT_FORM_BYTES && !ev->ncuts) {
+            if (!c.bytes.len) {
+                c.line = ev->line;
+                c.usec = ev->usec;
+                c.delay = ev->delay_ms;
+            } else if (c.ncuts < PMT_MAX_CUTS) {
+                c.cuts[c.ncuts++] = c.bytes.len;
+            }
+            if (pmc_out_append(&c.bytes, ev->data, ev->len))
+                goto nomem2;
+            if (!c.dead) {
+                pmc_decoder_feed(pd, ev->data, ev->len);
+                pmc_msg m;
+                pmc_error e;
+                int rc;
+                while ((rc = pmc_decoder_next(pd, &m, &e)) != PMC_AGAIN)
+                    if (rc == PMC_ERR && e.fatal) {
+                        c.dead = true;
+                        break;
+                    }
+            }
+            if (c.dead || pmc_decoder_pending(pd) == 0)
+                if (flush_chunk(r, &c, err, el))
+                    goto fail2;
+            continue;
+        }
+        if (flush_chunk(r, &c, err, el))
+            goto fail2;
+        if (ev->kind == PMT_EV_DATA && played) {
+            step *s;
+            if (ev->form == PMT_FORM_MSG) {
+                size_t ep;
+                char pe[160];
+                if (!(s = new_step(r, ST_SEND_PAT, ev)))
+                    goto nomem2;
+                if (pmt_pattern_parse(ev->data, ev->len, &s->pat, &ep, pe, sizeof pe)) {
+                    snprintf(err, el, "line %u column %zu: %s", ev->line, ep + 1, pe);
+                    r->n--;
+                    goto fail2;
+                }
+                for (size_t q = 0; q < s->pat.n; q++)
+                    if (!strcmp(s->pat.pairs[q].key, "key") && s->pat.pairs[q].kind == PMT_PV_LIT)
+                        snprintf(s->key, sizeof s->key, "%s", s->pat.pairs[q].val);
+            } else {
+                if (!(s = new_step(r, ST_SEND_RAW, ev)) || !(s->bytes = dupn(ev->data, ev->len)))
+                    goto nomem2;
+                s->len = ev->len;
+                for (uint32_t q = 0; q < ev->ncuts; q++)
+                    s->cuts[q] = ev->cuts[q];
+                s->ncuts = ev->ncuts;
+            }
+        } else if (ev->kind == PMT_EV_DATA) {
+            if (ev->form == PMT_FORM_MSG) {
+                size_t ep;
+                char pe[160];
+                step *s = new_step(r, ST_EXPECT, ev);
+                if (!s)
+                    goto nomem2;
+                if (pmt_pattern_parse(ev->data, ev->len, &s->pat, &ep, pe, sizeof pe)) {
+                    snprintf(err, el, "line %u column %zu: %s", ev->line, ep + 1, pe);
+                    r->n--;
+                    goto fail2;
+                }
+            } else if (ev->form == PMT_FORM_RAW || ev->ncuts) {
+                step *s = new_step(r, ST_EXPECT_BYTES, ev);
+                if (!s || !(s->bytes = dupn(ev->data, ev->len)))
+                    goto nomem2;
+                s->len = ev->len;
+            } else if (add_checked(r, cd, &cdead, ev, err, el)) {
+                goto fail2;
+            }
+        } else if (ev->kind == PMT_EV_EOF) {
+            if (!new_step(r, played ? ST_SHUTDOWN : ST_EXPECT_EOF, ev))
+                goto nomem2;
+        } else if (ev->kind == PMT_EV_CLOSE) {
+            if (play == PMT_CLIENT && !new_step(r, ST_CLOSE, ev))
+                goto nomem2;
+        } else if (ev->kind == PMT_EV_TIMEOUT) {
+            if (!new_step(r, ST_SILENCE, ev))
+                goto nomem2;
+        }
+    }
+    if (flush_chunk(r, &c, err, el))
+        goto fail2;
+    pmc_decoder_free(pd);
+    pmc_decoder_free(cd);
+    pmc_out_free(&c.bytes);
+    return r;
+nomem2:
+    snprintf(err, el, "out of memory");
+fail2:
+    pmc_decoder_free(pd);
+    pmc_decoder_free(cd);
+    pmc_out_free(&c.bytes);
+    pmt_runner_free(r);
+    return NULL;
+nomem:
+    snprintf(err, el, "out of memory");
+    pmc_decoder_free(cd);
+    pmt_runner_free(r);
+    return NULL;
+}
+
+void pmt_runner_free(pmt_runner *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n; i++) {
+        step *s = &r->st[i];
+        pmt_pattern_free(&s->pat);
+        for (size_t k = 0; k < s->npats; k++)
+            pmt_pattern_free(&s->pats[k]);
+        free(s->pats);
+        free(s->bytes);
+    }
+    free(r->st);
+    pmc_decoder_free(r->dec);
+    pmc_out_free(&r->out);
+    free(r);
+}
+
+size_t pmt_runner_matched(const pmt_runner *r)
+{
+    return r->matched;
+}
+
+size_t pmt_runner_steps(const pmt_runner *r)
+{
+    return r->n;
+}
+
+const pmt_divergence *pmt_runner_divergence(const pmt_runner *r)
+{
+    return r->failed ? &r->div : NULL;
+}
+
+static bool is_expect(stkind k)
+{
+    return k >= ST_EXPECT;
+}
+
+static void expected_text(const pmt_runner *r, const step *s, char *buf, size_t n)
+{
+    (void)r;
+    if (!s) {
+        snprintf(buf, n, "(end of the trace)");
+        return;
+    }
+    switch (s->kind) {
+    case ST_EXPECT:
+        pmt_pattern_text(&s->pat, buf, n);
+        break;
+    case ST_EXPECT_BYTES: {
+        size_t w = snprintf(buf, n, "raw \"");
+        if (w < n)
+            w += pmt_escape(s->bytes, s->len, buf + w, n - w);
+        if (w + 2 < n)
+            strcat(buf, "\"");
+        break;
+    }
+    case ST_EXPECT_EOF:
+        snprintf(buf, n, "eof (the peer closes)");
+        break;
+    case ST_SILENCE:
+        snprintf(buf, n, "nothing for %u ms", s->timeout_ms ? s->timeout_ms : r->o.silence_ms);
+        break;
+    default:
+        snprintf(buf, n, "(a send)");
+    }
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void diverge(pmt_runner *r, const step *s, const char *actual, const char *fmt, ...)
+{
+    if (r->failed)
+        return;
+    r->failed = true;
+    r->div.line = s ? s->line : 0;
+    snprintf(r->div.conn, sizeof r->div.conn, "%s", r->conn);
+    expected_text(r, s, r->div.expected, sizeof r->div.expected);
+    snprintf(r->div.actual, sizeof r->div.actual, "%s", actual);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->div.why, sizeof r->div.why, fmt, ap);
+    va_end(ap);
+}
+
+/* Last index of the unordered group starting at i (exclusive end). */
+static size_t group_end(const pmt_runner *r, size_t i)
+{
+    if (r->st[i].kind != ST_EXPECT || !(r->st[i].flags & PMT_F_UNORDERED))
+        return i + 1;
+    size_t e = i;
+    while (e < r->n && r->st[e].kind == ST_EXPECT && (r->st[e].flags & PMT_F_UNORDERED))
+        e++;
+    return e;
+}
+
+static void handle_msg(pmt_runner *r, const pmc_msg *m)
+{
+    char atext[1024];
+    pmt_msg_text(m, atext, sizeof atext);
+    for (;;) {
+        if (r->i >= r->n) {
+            diverge(r, NULL, atext, "a message after the end of the trace");
+            return;
+        }
+        step *s = &r->st[r->i];
+        if (s->kind == ST_EXPECT_BYTES) {
+            size_t k = m->raw.len;
+            if (k > s->len - r->bpos || memcmp(m->raw.ptr, s->bytes + r->bpos, k)) {
+                diverge(r, s, atext, "bytes differ");
+                return;
+            }
+            r->bpos += k;
+            if (r->bpos == s->len) {
+                r->bpos = 0;
+                r->i++;
+            }
+            r->matched++;
+            return;
+        }
+        if (s->kind != ST_EXPECT) {
+            diverge(r, s, atext, "a message where none was expected");
+            return;
+        }
+        size_t ge = group_end(r, r->i);
+        char why[256] = "", firstwhy[256] = "";
+        const char *key = r->ctxkey[0] ? r->ctxkey : NULL;
+        for (size_t g = r->i; g < ge; g++) {
+            if (r->st[g].matched)
+                continue;
+            if (pmt_match(&r->st[g].pat, m, r->v, r->o.match, key, why, sizeof why)) {
+                r->st[g].matched = true;
+                r->matched++;
+                pmc_slice k;
+                if (pmc_msg_get(m, "key", &k))
+                    pmc_slice_copy(k, r->ctxkey, sizeof r->ctxkey);
+                size_t done = r->i;
+                while (done < ge && r->st[done].matched)
+                    done++;
+                if (done == ge || !(s->flags & PMT_F_UNORDERED))
+                    r->i = ge;
+                return;
+            }
+            if (!firstwhy[0])
+                snprintf(firstwhy, sizeof firstwhy, "%s", why);
+        }
+        bool all_optional = true;
+        for (size_t g = r->i; g < ge; g++)
+            if (!r->st[g].matched && !(r->st[g].flags & PMT_F_OPTIONAL))
+                all_optional = false;
+        if (all_optional) {
+            r->i = ge;
+            continue;
+        }
+        size_t first = r->i;
+        while (first < ge && r->st[first].matched)
+            first++;
+        diverge(r, &r->st[first < ge ? first : r->i], atext, "%s", firstwhy);
+        return;
+    }
+}
+
+static void drain(pmt_runner *r)
+{
+    while (!r->failed && r->i < r->n && is_expect(r->st[r->i].kind)) {
+        pmc_msg m;
+        pmc_error e;
+        int rc = pmc_decoder_next(r->dec, &m, &e);
+        if (rc == PMC_AGAIN)
+            return;
+        if (rc == PMC_ERR) {
+            step *s = &r->st[r->i];
+            if (s->kind == ST_EXPECT_BYTES && e.raw.ptr && e.raw.len <= s->len - r->bpos &&
+                !memcmp(e.raw.ptr, s->bytes + r->bpos, e.raw.len)) {
+                r->bpos += e.raw.len;
+                if (r->bpos == s->len) {
+                    r->bpos = 0;
+                    r->i++;
+                }
+                if (!e.fatal)
+                    continue;
+            }
+            char eb[400];
+            pmc_error_format(&e, eb, sizeof eb);
+            char at[480];
+            snprintf(at, sizeof at, "undecodable bytes: %s", eb);
+            diverge(r, s, at, "the peer sent bytes the codec rejects");
+            return;
+        }
+        handle_msg(r, &m);
+    }
+}
+
+void pmt_runner_feed(pmt_runner *r, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len && !r->failed) {
+        step *s = r->i < r->n ? &r->st[r->i] : NULL;
+        if (s && s->kind == ST_EXPECT_BYTES && pmc_decoder_pending(r->dec) == 0) {
+            size_t k = s->len - r->bpos < len ? s->len - r->bpos : len;
+            if (memcmp(p, s->bytes + r->bpos, k)) {
+                char at[1024];
+                size_t w = snprintf(at, sizeof at, "raw \"");
+                pmt_escape(p, len, at + w, sizeof at - w - 2);
+                strcat(at, "\"");
+                diverge(r, s, at, "bytes differ");
+                return;
+            }
+            r->bpos += k;
+            p += k;
+            len -= k;
+            if (r->bpos == s->len) {
+                r->bpos = 0;
+                r->i++;
+                r->matched++;
+            }
+            continue;
+        }
+        if (pmc_decoder_feed(r->dec, p, len)) {
+            diverge(r, s, "(out of memory)", "out of memory");
+            return;
+        }
+        len = 0;
+    }
+    drain(r);
+}
+
+void pmt_runner_eof(pmt_runner *r)
+{
+    r->eof = true;
+    drain(r);
+    while (!r->failed && r->i < r->n) {
+        step *s = &r->st[r->i];
+        if (s->kind == ST_EXPECT_EOF) {
+            r->i++;
+            return;
+        }
+        if (s->kind == ST_EXPECT && (s->flags & PMT_F_OPTIONAL)) {
+            r->i++;
+            continue;
+        }
+        if (is_expect(s->kind)) {
+            pmc_error e;
+            if (pmc_decoder_finish(r->dec, &e) == PMC_ERR)
+                diverge(r, s, "eof inside a message", "the peer closed in the middle of a message");
+            else
+                diverge(r, s, "eof (the peer closed)", "the peer closed the connection");
+        }
+        return;
+    }
+}
+
+void pmt_runner_timeout(pmt_runner *r)
+{
+    if (r->failed || r->i >= r->n)
+        return;
+    step *s = &r->st[r->i];
+    if (s->kind == ST_SILENCE) {
+        r->i++;
+        return;
+    }
+    size_t ge = group_end(r, r->i);
+    bool all_optional = true;
+    for (size_t g = r->i; g < ge; g++)
+        if (!r->st[g].matched && !(r->st[g].flags & PMT_F_OPTIONAL))
+            all_optional = false;
+    if (s->kind == ST_EXPECT && all_optional) {
+        r->i = ge;
+        return;
+    }
+    char at[64];
+    snprintf(at, sizeof at, "nothing (timed out)");
+    diverge(r, s, at, "no answer in time");
+}
+
+static int render(pmt_runner *r, step *s)
+{
+    char err[300];
+    pmc_out_reset(&r->out);
+    r->ncuts = 0;
+    if (s->kind == ST_SEND_PAT) {
+        if (pmt_pattern_render(&s->pat, r->v, r->o.dialect, &r->out, err, sizeof err)) {
+            diverge(r, s, "(nothing sent)", "cannot send: %s", err);
+            return -1;
+        }
+        return 0;
+    }
+    if (s->kind == ST_SEND_RAW) {
+        pmc_out_append(&r->out, s->bytes, s->len);
+        for (size_t k = 0; k < s->ncuts; k++)
+            r->cuts[r->ncuts++] = s->cuts[k];
+        return 0;
+    }
+    /* recorded messages: map values, keep write boundaries at the same
+     * offsets inside each message */
+    size_t recstart = 0, ci = 0;
+    for (size_t k = 0; k < s->npats; k++) {
+        size_t newstart = r->out.len;
+        if (pmt_pattern_render(&s->pats[k], r->v, NULL, &r->out, err, sizeof err)) {
+            diverge(r, s, "(nothing sent)", "cannot send: %s", err);
+            return -1;
+        }
+        size_t newlen = r->out.len - newstart, reclen = s->pats[k].rawlen;
+        if (k && r->ncuts < sizeof r->cuts / sizeof r->cuts[0] &&
+            (ci < s->ncuts && s->cuts[ci] == recstart)) {
+            r->cuts[r->ncuts++] = newstart;
+            ci++;
+        }
+        while (ci < s->ncuts && s->cuts[ci] < recstart + reclen) {
+            size_t off = s->cuts[ci] - recstart;
+            if (off >= newlen)
+                off = newlen - 1;
+            if (off && r->ncuts < sizeof r->cuts / sizeof r->cuts[0])
+                r->cuts[r->ncuts++] = newstart + off;
+            ci++;
+        }
+        recstart += reclen;
+    }
+    return 0;
+}
+
+void pmt_runner_next(pmt_runner *r, pmt_action *a)
+{
+    memset(a, 0, sizeof *a);
+    for (;;) {
+        if (r->failed) {
+            a->kind = PMT_ACT_FAILED;
+            return;
+        }
+        if (r->i >= r->n) {
+            a->kind = PMT_ACT_DONE;
+            return;
+        }
+        step *s = &r->st[r->i];
+        switch (s->kind) {
+        case ST_SEND_PAT:
+        case ST_SEND_REC:
+        case ST_SEND_RAW:
+            if (render(r, s))
+                continue;
+            if (s->key[0])
+                snprintf(r->ctxkey, sizeof r->ctxkey, "%s", s->key);
+            a->kind = PMT_ACT_SEND;
+            a->buf = r->out.buf;
+            a->len = r->out.len;
+            a->cuts = r->cuts;
+            a->ncuts = r->ncuts;
+            a->delay_ms = s->delay_ms;
+            r->in_action = true;
+            return;
+        case ST_SHUTDOWN:
+        case ST_CLOSE:
+            a->kind = s->kind == ST_SHUTDOWN ? PMT_ACT_SHUTDOWN : PMT_ACT_CLOSE;
+            r->in_action = true;
+            return;
+        default:
+            break;
+        }
+        size_t before = r->i;
+        drain(r);
+        if (r->failed || r->i != before)
+            continue;
+        if (r->eof) {
+            pmt_runner_eof(r);
+            if (r->i != before || r->failed)
+                continue;
+        }
+        a->kind = PMT_ACT_WAIT;
+        if (s->timeout_ms)
+            a->timeout_ms = s->timeout_ms;
+        else if (s->kind == ST_SILENCE)
+            a->timeout_ms = r->o.silence_ms;
+        else if (s->kind == ST_EXPECT && (s->flags & PMT_F_OPTIONAL))
+            a->timeout_ms = r->o.optional_ms;
+        else
+            a->timeout_ms = r->o.timeout_ms;
+        return;
+    }
+}
+
+void pmt_runner_done_action(pmt_runner *r)
+{
+    if (r->in_action && r->i < r->n) {
+        r->i++;
+        r->in_action = false;
+    }
+}
+
+/* Print two texts in columns, wrapping each at w characters. */
+void pmt_divergence_print(FILE *f, const pmt_divergence *d, int width)
+{
+    if (width < 40)
+        width = 40;
+    int w = (width - 3) / 2;
+    fprintf(f, "divergence on %s", d->conn);
+    if (d->line)
+        fprintf(f, " (trace line %u)", d->line);
+    fprintf(f, ": %s\n", d->why);
+    fprintf(f, "  %-*s | %s\n", w, "expected (trace)", "actual");
+    fprintf(f, "  %.*s-+-%.*s\n", w, "----------------------------------------------------------------"
+            "----------------------------------------------------------------", w,
+            "----------------------------------------------------------------"
+            "----------------------------------------------------------------");
+    size_t le = strlen(d->expected), la = strlen(d->actual), pe = 0, pa = 0;
+    while (pe < le || pa < la) {
+        int ke = (int)(le - pe < (size_t)w ? le - pe : (size_t)w);
+        int ka = (int)(la - pa < (size_t)w ? la - pa : (size_t)w);
+        fprintf(f, "  %-*.*s | %.*s\n", w, ke, d->expected + pe, ka, d->actual + pa);
+        pe += (size_t)ke;
+        pa += (size_t)ka;
+    }
+}
+
+bool pmt_runner_waiting_before(const pmt_runner *r, uint64_t usec)
+{
+    if (r->failed || r->i >= r->n)
+        return false;
+    const step *s = &r->st[r->i];
+    return is_expect(s->kind) && s->kind != ST_SILENCE && s->usec < usec;
+}
+
+uint64_t pmt_runner_usec(const pmt_runner *r)
+{
+    return r->i < r->n ? r->st[r->i].usec : UINT64_MAX;
+}
