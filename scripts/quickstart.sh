@@ -22,7 +22,8 @@ usage: scripts/quickstart.sh run|test
   test   Install missing Debian packages, then for each preset in
          (${TEST_PRESETS[*]}): configure, build and run the whole ctest suite;
          then the mock server's integration tests under valgrind
-         (scripts/valgrind.sh).  Fails if any test fails.
+         (scripts/valgrind.sh) and a bounded smoke run of every libFuzzer
+         harness (preset fuzz).  Fails if any test fails.
 
 Exit status: 0 on success, 1 on any failure, 2 on bad usage.
 USAGE
@@ -70,7 +71,10 @@ cmd_test() {
     done
     say "valgrind (mock server integration tests)"
     "$root/scripts/valgrind.sh" build/default || die "valgrind found errors"
-    say "all tests passed (${TEST_PRESETS[*]}, valgrind)"
+    build_preset fuzz
+    say "fuzz smoke (each libFuzzer harness for a bounded time)"
+    ctest --preset fuzz --output-on-failure || die "a fuzz harness found a crash"
+    say "all tests passed (${TEST_PRESETS[*]}, valgrind, fuzz smoke)"
 }
 
 if [ $# -ne 1 ]; then

@@ -297,7 +297,7 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
              * pieces must give up before it arrives, and the outcome may not
              * depend on how the bytes were split. */
             pmc_error_set(err, PMC_E_LINE_TOO_LONG, off + lim->max_line,
-                          "no '\n' within %u bytes of a v1 line", lim->max_line);
+                          "no '\\n' within %u bytes of a v1 line", lim->max_line);
             err->fatal = true;
             reject(err, w, b, lim->max_line, off, NULL);
             return PMC_ERR;
@@ -430,8 +430,10 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
                     body.strict_bit = cb.strict_bit;
                     body.strict_at = cb.strict_at;
                 }
-                if (!body.thrid.ptr)
+                if (!body.thrid.ptr && !body.thrid_escaped) {
                     body.thrid = cb.thrid;
+                    body.thrid_escaped = cb.thrid_escaped;
+                }
                 body.first_pair = first; /* so continues() looks at this frame */
                 mlen += flen;
                 nframes++;
@@ -460,6 +462,14 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
     }
     if (body.has_unescaped)
         pmc_scratch_fix_arena(s, 0);
+    if (body.thrid_escaped) { /* rare: the first thrid needed unescaping */
+        for (size_t i = 0; i < s->npairs; i++)
+            if (s->pairs[i].key.len == 5 && memcmp(s->pairs[i].key.ptr, "thrid", 5) == 0 &&
+                !(s->pairs[i].flags & PMC_PAIR_BARE)) {
+                body.thrid = s->pairs[i].val;
+                break;
+            }
+    }
 
     m->wire = w;
     m->name = body.name;
@@ -482,8 +492,10 @@ int pmc_decoder_next(pmc_decoder *d, pmc_msg *m, pmc_error *err)
         return PMC_ERR;
     }
     size_t consumed = 0;
-    int rc = decode_one(d, d->buf + d->rpos, d->wpos - d->rpos, d->base_off + d->rpos, m, err,
-                        &consumed, &d->memo);
+    /* never fed: there is no buffer to point into (and nothing to decode) */
+    const char *start = d->buf ? d->buf + d->rpos : "";
+    int rc = decode_one(d, start, d->wpos - d->rpos, d->base_off + d->rpos, m, err, &consumed,
+                        &d->memo);
     if (rc == PMC_ERR && err->fatal) {
         d->failed = true;
         d->ferr = *err;

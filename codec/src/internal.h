@@ -22,6 +22,7 @@ typedef struct pmc_body {
     uint32_t notes;
     size_t first_pair;  /* index in scratch->pairs of this body's first pair */
     bool has_unescaped; /* some values live in the arena (pointers need fixing) */
+    bool thrid_escaped;  /* a thrid value had escapes: resolve it after unescaping */
     uint32_t strict_bit; /* first note that the strict mask rejects */
     uint64_t strict_at;  /* ... and the stream offset where it was seen */
 } pmc_body;

@@ -88,8 +88,12 @@ static int finish_pair(v2_parse *st)
     }
     if (pmc_scratch_push(st->s, st->o, key, val, flags, at(st, st->key_start), st->err) < 0)
         return -1;
-    if (!st->out->thrid.ptr && is_thrid(key.ptr, key.len) && !st->escapes)
-        st->out->thrid = val;
+    if (!st->out->thrid.ptr && !st->out->thrid_escaped && is_thrid(key.ptr, key.len)) {
+        if (st->escapes)
+            st->out->thrid_escaped = true; /* its value is in the arena: see decoder.c */
+        else
+            st->out->thrid = val;
+    }
     return 0;
 }
 
