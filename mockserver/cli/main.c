@@ -454,7 +454,8 @@ int main(int argc, char **argv)
             rc = EXIT_INTERNAL;
             break;
         }
-        launcher_reap(&L);
+        if (L.nprocs) /* --listen starts nothing (until a spawn): no wait4 per pass */
+            launcher_reap(&L);
         for (size_t i = 0; i < pms_job_count(srv); i++) {
             pms_job *j = pms_job_at(srv, i);
             if (pms_job_aborted(j) && !L.killing) {
