@@ -5,8 +5,12 @@
 #   scripts/quickstart.sh test   install deps, build and test presets default and asan
 set -euo pipefail
 
-# The main job, run from the repository root after the default build.
-MAIN_JOB=(build/default/tools/pmi-trace/pmi-trace survey traces/)
+# The main job, run from the repository root after the default build: the
+# conformance suite against the embedded mock server (strict persona, every
+# case, one launch per isolation group), then a survey of the recorded traces.
+MAIN_JOB=(build/default/conformance/pmi2-conform server
+          --launch "build/default/mockserver/pmi-mockserver -n {n} --")
+SURVEY=(build/default/tools/pmi-trace/pmi-trace survey traces/)
 
 TEST_PRESETS=(default asan)
 TEST_JOBS=2
@@ -54,10 +58,12 @@ cmd_run() {
     deps
     build_preset default
     if [ ! -x "${MAIN_JOB[0]}" ]; then
-        die "${MAIN_JOB[0]} was not built (is tools/pmi-trace part of the build yet?)"
+        die "${MAIN_JOB[0]} was not built"
     fi
     say "${MAIN_JOB[*]}"
     "${MAIN_JOB[@]}" || die "main job failed (exit $?): ${MAIN_JOB[*]}"
+    say "${SURVEY[*]}"
+    "${SURVEY[@]}" || die "trace survey failed (exit $?)"
 }
 
 cmd_test() {
