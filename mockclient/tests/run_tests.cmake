@@ -12,6 +12,9 @@ if(TARGET pmi-mockclient AND TARGET pmi-mockserver)
         COMMAND sh "${pmr_script}" mockserver $<TARGET_FILE:pmi-mockclient>
                 $<TARGET_FILE:pmi-mockserver> "${PROJECT_SOURCE_DIR}"
         LABELS integration TIMEOUT 300)
+    # Dozens of short server+client pairs with real delays: run it alone so a
+    # saturated 2-core machine (a parallel ctest) does not skew its timing.
+    set_tests_properties(mockclient.run.mockserver PROPERTIES RUN_SERIAL TRUE)
     pmc_add_test(NAME mockclient.run.persona-frames
         COMMAND sh "${pmr_script}" persona-frames $<TARGET_FILE:pmi-mockclient>
                 $<TARGET_FILE:pmi-mockserver> "${PROJECT_SOURCE_DIR}"

@@ -320,6 +320,19 @@ void launcher_kill_now(launcher *L)
     launcher_tick(L);
 }
 
+bool launcher_kill_rank(launcher *L, pms_job *j, int rank, int signo)
+{
+    for (size_t i = 0; i < L->nprocs; i++) {
+        launch_proc *p = L->procs[i];
+        if (p->job == j && p->rank == rank && !p->exited) {
+            fprintf(stderr, "pmi-mockserver: script: killing rank %d of %s with signal %d\n", rank,
+                    pms_job_id(j), signo);
+            return kill(-p->pid, signo) == 0; /* its group: what it started goes too */
+        }
+    }
+    return false;
+}
+
 static bool all_exited(const launcher *L)
 {
     for (size_t i = 0; i < L->nprocs; i++)

@@ -75,6 +75,9 @@ void launcher_kill_now(launcher *L);
 /* On a fatal signal in the launcher itself (crash), SIGKILL every rank's
  * process group before dying: no orphaned job. */
 void launcher_crash_guard(launcher *L);
+/* Send signo to the process group of rank `rank` of job j (a server
+ * script's kill action).  False when no such rank is running. */
+bool launcher_kill_rank(launcher *L, pms_job *j, int rank, int signo);
 /* Periodic work: escalate kills. */
 void launcher_tick(launcher *L);
 void launcher_cleanup(launcher *L);

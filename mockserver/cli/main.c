@@ -80,6 +80,9 @@ static void usage(FILE *f)
           "      --stall-timeout SEC close a connection whose replies make no progress for\n"
           "                          SEC seconds while held back (default 30, 0 = never)\n"
           "      --trace FILE        record every byte read and written (pmi-trace v1)\n"
+          "      --script FILE       make the server misbehave as FILE's @server directives\n"
+          "                          say (delay, split, before/after, error, reorder, drop,\n"
+          "                          kill, fail-fence; pmi-mockserver(1), traces/README.md)\n"
           "      --timeout SEC       terminate the job after SEC seconds (exit 124)\n"
           "  -v, --verbose           log connections (twice: every message)\n"
           "  -h, --help              this text\n"
@@ -87,7 +90,7 @@ static void usage(FILE *f)
           "\n"
           "exit status: the job's (the abort exit code, else the first failing rank's code,\n"
           "128+signal for a rank killed by a signal), 0 when every rank succeeded;\n"
-          "2 usage error, 123 pre-launch hook failed, 124 timeout, 125 internal error,\n"
+          "2 usage error or a bad --script file, 123 pre-launch hook failed, 124 timeout, 125 internal error,\n"
           "127 program not found, 128+N the launcher got signal N.\n",
           f);
 }
@@ -156,6 +159,14 @@ static char *env_pair(const char *k, const char *v)
     return s;
 }
 
+/* The kill action of a server script (pms_set_killer). */
+static void kill_rank(void *ctx, pms_job *j, int rank, int signo)
+{
+    if (!launcher_kill_rank(ctx, j, rank, signo))
+        fprintf(stderr, "pmi-mockserver: script: rank %d of %s has no running process to kill\n",
+                rank, pms_job_id(j));
+}
+
 static bool parse_num(const char *s, long long lo, long long hi, long long *out)
 {
     char *end;
@@ -177,6 +188,8 @@ int main(int argc, char **argv)
     int np = 0, timeout = 0;
     const char *listen_spec = NULL, *secret_path = NULL, *secret_env = NULL;
     const char *pre_launch = NULL;
+    const char *script_path = NULL;
+    pms_script *script = NULL;
     char *secret = NULL, *secret_file = NULL, *secret_dir = NULL;
     char *pm_env[4] = { 0 };
     size_t npm = 0;
@@ -185,7 +198,7 @@ int main(int argc, char **argv)
 
     enum { O_NODES = 256, O_MAP, O_PERSONA, O_PMIPORT, O_LISTEN, O_LABEL, O_USIZE, O_APPNUM,
            O_SECRET_FILE, O_SECRET_ENV, O_REQ_AUTH, O_TIMEOUT, O_TLS_CERT, O_TLS_KEY, O_TLS_CA,
-           O_TLS_VERIFY, O_PRE, O_RANK_EXIT, O_JOB_END, O_TRACE, O_MAX_OUT, O_STALL };
+           O_TLS_VERIFY, O_PRE, O_RANK_EXIT, O_JOB_END, O_TRACE, O_MAX_OUT, O_STALL, O_SCRIPT };
     static const struct option longopts[] = {
         { "np", required_argument, 0, 'n' },
         { "nodes", required_argument, 0, O_NODES },
@@ -207,6 +220,7 @@ int main(int argc, char **argv)
         { "on-rank-exit", required_argument, 0, O_RANK_EXIT },
         { "on-job-end", required_argument, 0, O_JOB_END },
         { "trace", required_argument, 0, O_TRACE },
+        { "script", required_argument, 0, O_SCRIPT },
         { "max-output", required_argument, 0, O_MAX_OUT },
         { "stall-timeout", required_argument, 0, O_STALL },
         { "timeout", required_argument, 0, O_TIMEOUT },
@@ -257,6 +271,7 @@ int main(int argc, char **argv)
         case O_RANK_EXIT: H.on_rank_exit = optarg; break;
         case O_JOB_END: H.on_job_end = optarg; break;
         case O_TRACE: cfg.trace_path = optarg; break;
+        case O_SCRIPT: script_path = optarg; break;
         case O_MAX_OUT:
             if (!parse_num(optarg, 4096, (long long)1 << 40, &num)) {
                 fprintf(stderr, "pmi-mockserver: --max-output takes bytes (>= 4096)\n");
@@ -373,6 +388,14 @@ int main(int argc, char **argv)
         rc = EXIT_INTERNAL;
         goto out;
     }
+    if (script_path) {
+        char why[512];
+        if (!(script = pms_script_load(srv, script_path, why, sizeof why))) {
+            fprintf(stderr, "pmi-mockserver: --script: %s\n", why);
+            rc = EXIT_USAGE;
+            goto out;
+        }
+    }
     if (pre_launch) {
         char why[256];
         if (hook_pre_launch(pre_launch, pms_job_id(job), np, &HE, why, sizeof why) < 0) {
@@ -390,6 +413,10 @@ int main(int argc, char **argv)
     }
     have_launcher = true;
     launcher_crash_guard(&L);
+    /* a script's kill action ends the rank's process; in --listen mode the
+     * clients are not ours: the server closes the connection instead */
+    if (script && !listen_spec)
+        pms_set_killer(srv, kill_rank, &L);
 
     struct sigaction sa = { .sa_handler = on_signal };
     sigemptyset(&sa.sa_mask);
@@ -494,7 +521,10 @@ out:
         launcher_cleanup(&L);
     hooks_free(&H);
     hook_env_free(&HE);
+    if (script && cfg.verbose)
+        pms_script_report(script, srv, stderr);
     pms_server_free(srv);
+    pms_script_free(script); /* after the server: its faults point into the script */
     if (secret) {
         memset(secret, 0, cfg.secret_len);
         free(secret);

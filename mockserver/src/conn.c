@@ -27,6 +27,7 @@ static size_t unsent(const pms_conn *c)
 
 static void trace_data(pms_conn *c, int side, const void *p, size_t n)
 {
+    pms_observe_bytes(c, side == PMT_CLIENT, p, n); /* faults.c */
     if (c->srv->trace)
         pms_trace_event(c->srv, c, PMT_EV_DATA, side, p, n);
 }
@@ -83,6 +84,7 @@ pms_conn *pms_conn_new(pms_server *s, int fd, pms_job *job, int rank)
             snprintf(info, sizeof info, "rank=%d", rank);
         pms_trace_event(s, c, PMT_EV_OPEN, PMT_SERVER, info, strlen(info));
     }
+    pms_observe_event(c, "open", "");
     return c;
 }
 
@@ -93,6 +95,7 @@ void pms_conn_close(pms_conn *c, const char *why)
     pms_server *s = c->srv;
     pms_log(s, 1, "conn %d: close (rank %d): %s", c->id, c->rank, why);
     c->dead = true;
+    pms_observe_event(c, "close", why);
     if (s->trace) {
         pms_trace_event(s, c, PMT_EV_NOTE, PMT_SERVER, why, strcspn(why, "\n"));
         pms_trace_event(s, c, PMT_EV_CLOSE, PMT_SERVER, NULL, 0);
@@ -201,7 +204,7 @@ void pms_conn_flush(pms_conn *c)
     if (!unsent(c)) {
         pmc_out_reset(&c->out);
         c->out_off = 0;
-        if (c->closing) {
+        if (c->closing && !pms_fault_holding(c)) { /* held replies go out first */
             pms_conn_close(c, "finished");
             return;
         }
@@ -235,9 +238,28 @@ pmc_enc *pms_reply_begin(pms_conn *c, pmc_wire wire, const char *cmd, pmc_slice 
 {
     pmc_enc *e = &c->srv->enc;
     pmc_enc_begin(e, wire, cmd);
+    pms_fault_reply_begin(c, cmd, thrid);
     if (thrid.ptr && c->srv->persona->thrid_echo && wire == PMC_WIRE_V2)
         pmc_enc_slice(e, PMC_SLICE_LIT("thrid"), thrid);
     return e;
+}
+
+/* A reply the encoder refused (a value it cannot write in this dialect) is
+ * answered with an error of the same name, never dropped: the client would
+ * wait forever.  Returns false when even that cannot be written. */
+static bool reply_unencodable(pms_conn *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid)
+{
+    pms_server *s = c->srv;
+    pmc_enc *e = &s->enc;
+    pmc_error err;
+    pmc_enc_beginn(e, wire, cmd);
+    if (thrid.ptr && s->persona->thrid_echo && wire == PMC_WIRE_V2)
+        pmc_enc_slice(e, PMC_SLICE_LIT("thrid"), thrid);
+    pmc_enc_int(e, "rc", PMS_RC_FAIL);
+    pmc_enc_str(e, wire == PMC_WIRE_V2 ? "errmsg" : "msg",
+                wire == PMC_WIRE_V2 ? "the server cannot encode this reply"
+                                    : "the_server_cannot_encode_this_reply");
+    return pmc_enc_end(e, pmc_dialect_get(s->persona->dialect), &c->out, &err) == 0;
 }
 
 void pms_reply_send(pms_conn *c)
@@ -246,15 +268,31 @@ void pms_reply_send(pms_conn *c)
     pmc_error err;
     size_t before = c->out.len;
     const pmc_dialect *d = pmc_dialect_get(s->persona->dialect);
+    /* what an error answer needs, taken before pmc_enc_end releases the builder */
+    pmc_wire wire = s->enc.wire;
+    pmc_slice cmd = s->enc.cmd, thrid = { NULL, 0 };
+    const pmc_field *f = s->enc.fields ? s->enc.fields : s->enc.inl;
+    for (size_t i = 0; i < s->enc.n; i++)
+        if (pmc_slice_eq(f[i].key, "thrid")) {
+            thrid = f[i].val;
+            break;
+        }
     if (pmc_enc_end(&s->enc, d, &c->out, &err) < 0) {
         char b[256];
         pmc_error_format(&err, b, sizeof b);
-        pms_log(s, 0, "conn %d: cannot encode reply: %s", c->id, b);
+        pms_log(s, 0, "conn %d: cannot encode reply: %s; answering rc=%d instead", c->id, b,
+                PMS_RC_FAIL);
         c->out.len = before;
-        return;
+        if (!reply_unencodable(c, wire, cmd, thrid)) {
+            c->out.len = before;
+            conn_fail(c, "cannot encode a reply, nor an error reply");
+            return;
+        }
     }
     if (s->cfg.verbose >= 2)
         pms_log(s, 2, "conn %d: S>C %.*s", c->id, (int)(c->out.len - before), c->out.buf + before);
+    if (pms_fault_outgoing(c, before)) /* delayed, split or held (faults.c) */
+        return;
     pms_conn_flush(c);
 }
 
@@ -277,8 +315,8 @@ void pms_reply_error(pms_conn *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid,
     pms_log(c->srv, 1, "conn %d: error rc=%d for '%.*s': %s", c->id, rc, (int)cmd.len,
             cmd.ptr ? cmd.ptr : "", text);
     switch (c->srv->persona->on_error) {
-    case PMS_ERR_CLOSE:
-        pms_conn_close(c, text);
+    case PMS_ERR_KILL_JOB:
+        pms_protocol_fatal(c, text);
         return;
     case PMS_ERR_SILENT:
         return;
@@ -309,9 +347,14 @@ static void decode_error(pms_conn *c, const pmc_error *e)
 {
     char b[320];
     pmc_error_format(e, b, sizeof b);
+    pms_observe_decode_error(c, e);
     if (e->fatal) {
-        /* The stream cannot be resynchronised: say why once, then close. */
-        conn_fail(c, b);
+        /* The stream cannot be resynchronised: say why once, then close
+         * (Hydra: a framing error kills the job, mpich-wire.md §9). */
+        if (c->srv->persona->on_error == PMS_ERR_KILL_JOB)
+            pms_protocol_fatal(c, b);
+        else
+            conn_fail(c, b);
         return;
     }
     pms_reply_error(c, e->wire, e->cmd, e->thrid, pms_rc_of(e->code), "%s: %s",
@@ -396,8 +439,10 @@ static void at_eof(pms_conn *c)
     pmc_error e;
     if (c->srv->trace)
         pms_trace_event(c->srv, c, PMT_EV_EOF, PMT_CLIENT, NULL, 0);
+    pms_observe_event(c, "eof", "");
     if (pmc_decoder_finish(c->dec, &e) == PMC_ERR) {
         char b[320];
+        pms_observe_decode_error(c, &e);
         pmc_error_format(&e, b, sizeof b);
         conn_fail(c, b); /* a message cut off by the peer's close */
         return;

@@ -42,15 +42,18 @@ int pms_rc_of(pmc_errcode code)
 
 /* ERR-7: "cmd=<name>-response;rc=10;errmsg=unknown command;" (PMI-2) or
  * "cmd=<name>_result rc=10 msg=unknown_command" (PMI-1); V1CMD-25 and JOB-7
- * send the commands a server lacks down the same path.  Hydra ends the job
- * (here: closes the connection), Slurm says nothing. */
+ * send the commands a server lacks down the same path.  Hydra tears the job
+ * down (mpich-wire.md §9), Slurm says nothing (slurm-pmi2.md §6). */
 void pms_unknown_command(pms_conn *c, const pmc_msg *m)
 {
     const pms_persona *p = c->srv->persona;
     pms_log(c->srv, 1, "conn %d: unknown command '%.*s'", c->id,
             (int)(m->name.len > 80 ? 80 : m->name.len), m->name.ptr ? m->name.ptr : "");
-    if (p->on_error == PMS_ERR_CLOSE) {
-        pms_conn_close(c, "unknown command");
+    if (p->on_error == PMS_ERR_KILL_JOB) {
+        char why[128];
+        snprintf(why, sizeof why, "unrecognized PMI command: %.*s",
+                 (int)(m->name.len > 80 ? 80 : m->name.len), m->name.ptr ? m->name.ptr : "");
+        pms_protocol_fatal(c, why);
         return;
     }
     if (p->on_error == PMS_ERR_SILENT)
@@ -95,23 +98,36 @@ static void reject_invalid(pms_conn *c, const pmc_msg *m, const pmc_finding *f)
                         pmc_errcode_name(code), f ? f->detail : "invalid request");
 }
 
-/* Slurm answers a kvs-put without value with rc=0 and stores nothing (S3);
- * the persona reproduces that instead of the error response. */
-static bool slurm_put_without_value(const pms_conn *c, const pmc_msg *m, const pmc_vreport *rep)
+/* Missing keys a real server does not mind, so the persona acts on the
+ * request instead of refusing it: a kvs-put without value (Hydra 4.0.2
+ * stores "", mpich-wire.md §9; Slurm answers rc=0 and stores nothing, S3) or
+ * without key (Slurm, slurm-pmi2.md §6), a PMI-1 get without kvsname (Hydra
+ * HEAD answers it, §9). */
+static bool tolerated(const pms_persona *p, const pmc_msg *m, pmc_slice key)
 {
-    if (!c->srv->persona->put_novalue_ok || m->cmd != PMC_V2_KVS_PUT)
-        return false;
+    if (m->cmd == PMC_V2_KVS_PUT)
+        return (pmc_slice_eq(key, "value") && p->put_novalue != PMS_PUT_INVALID) ||
+               (pmc_slice_eq(key, "key") && p->put_novalue == PMS_PUT_IGNORED);
+    if (m->cmd == PMC_V1_GET)
+        return pmc_slice_eq(key, "kvsname") && p->v1_get_kvsname_optional;
+    return false;
+}
+
+static bool persona_accepts(const pms_conn *c, const pmc_msg *m, const pmc_vreport *rep)
+{
     for (size_t i = 0; i < rep->n; i++)
         if (rep->f[i].fatal && !(rep->f[i].code == PMC_E_MISSING_KEY &&
-                                 pmc_slice_eq(rep->f[i].key, "value")))
+                                 tolerated(c->srv->persona, m, rep->f[i].key)))
             return false;
-    return true;
+    return rep->n == rep->total; /* a finding not recorded could be fatal */
 }
 
 void pms_dispatch(pms_conn *c, const pmc_msg *m)
 {
     pmc_vreport rep;
-    if (!pmc_validate(m, PMC_VAL_REQUEST, &rep) && !slurm_put_without_value(c, m, &rep))
+    if (pms_fault_request(c, m))
+        ; /* observed; a fault answered it instead (faults.c) */
+    else if (!pmc_validate(m, PMC_VAL_REQUEST, &rep) && !persona_accepts(c, m, &rep))
         reject_invalid(c, m, first_fatal(&rep));
     else if (m->wire == PMC_WIRE_V2)
         pms_handle_v2(c, m);

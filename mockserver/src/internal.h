@@ -109,6 +109,7 @@ struct pms_conn {
     long long blocked_ms; /* since when writes block without progress; 0 = not */
     struct pms_spawn_req *pmi1_spawn; /* blocks of a PMI-1 spawn so far (spawn.c) */
     struct pms_putall *putall;        /* kvs-putall in progress (kvsall.c) */
+    struct pms_fconn *fx;             /* fault state: held output, armed faults (faults.c) */
     pms_conn *next;
 };
 
@@ -144,6 +145,7 @@ struct pms_server {
     long long t0_us;      /* trace timestamps count from here */
     pms_tls_ctx *tls;     /* NULL: TCP listeners are plain */
     pmc_enc enc;          /* reply under construction */
+    struct pms_faults *faults; /* observer and fault table (faults.c); NULL: none */
 };
 
 /* logging */
@@ -200,6 +202,7 @@ void pms_job_rank_gone(pms_job *j, int rank);
 
 /* KVS: where a put goes, and what a get sees (FENCE-2, FENCE-6) */
 void pms_kvs_store(pms_job *j, pms_conn *c, pmc_wire w, pmc_slice k, pmc_slice v, int *rc);
+pmc_slice pms_stored_value(const pms_persona *p, pmc_slice v); /* NUL, B9 truncation */
 const pms_kv *pms_kvs_lookup(pms_job *j, const pms_conn *c, pmc_slice k);
 void pms_kvs_commit_all(pms_job *j);
 
@@ -230,6 +233,8 @@ enum {
 };
 /* SPEC RC-6 numbers for a codec error (dispatch.c) */
 int pms_rc_of(pmc_errcode code);
+/* Hydra personas: a protocol error aborts the whole job with 255 (job.c) */
+void pms_protocol_fatal(pms_conn *c, const char *why);
 /* ERR-7: answer a command this server does not implement, per persona */
 void pms_unknown_command(pms_conn *c, const pmc_msg *m);
 
@@ -246,6 +251,18 @@ void pms_ring_enter(pms_conn *c, const pmc_msg *m);
 bool pms_job_may_read(const pms_job *j, const pms_job *o);
 /* PMI_dead_processes: failed ranks as "1,3-5" (empty: none) */
 void pms_dead_processes(const pms_job *j, char *buf, size_t n);
+
+/* observation and fault injection (faults.c); cheap no-ops when unused */
+bool pms_fault_request(pms_conn *c, const pmc_msg *m); /* true: a fault answered it */
+void pms_fault_reply_begin(pms_conn *c, const char *cmd, pmc_slice thrid);
+bool pms_fault_outgoing(pms_conn *c, size_t before); /* true: it took out[before..] */
+bool pms_fault_holding(const pms_conn *c); /* replies wait in the fault queue */
+int pms_faults_service(pms_server *s, long long now_ms, int timeout_ms);
+void pms_faults_conn_free(pms_conn *c);
+void pms_faults_free(pms_server *s);
+void pms_observe_bytes(pms_conn *c, bool from_client, const void *p, size_t n);
+void pms_observe_event(pms_conn *c, const char *what, const char *why);
+void pms_observe_decode_error(pms_conn *c, const pmc_error *e);
 
 /* string helpers */
 char *pms_strndup(const char *p, size_t n);

@@ -121,11 +121,28 @@ int pms_job_local_ranks(const pms_job *j, int node, int *out, int max)
     return c;
 }
 
-/* The ANL mapping: (vector,(start_node,nnodes,ppn),...) describing consecutive
- * runs of ranks; a run of equal blocks on consecutive nodes is one triple. */
-size_t pms_process_mapping(const pms_job *j, char *buf, size_t n)
+/* One run of ranks: `nodes` consecutive nodes from `node`, `ppn` consecutive
+ * ranks on each. */
+typedef struct map_block {
+    int node, nodes, ppn;
+    int first;        /* first rank */
+    int repeat_from;  /* MPL: this block opens a repeated group */
+    int repeats;      /* node -1: the end of a group, repeated this many times */
+} map_block;
+
+static void map_put(char *buf, size_t n, size_t *w, const char *fmt, int a, int b, int c)
 {
-    size_t w = (size_t)snprintf(buf, n, "(vector");
+    size_t at = *w < n ? *w : n;
+    *w += (size_t)snprintf(buf + at, n - at, fmt, a, b, c);
+}
+
+/* The ANL mapping (Hydra 4.0, Slurm, strict): (vector,(start_node,nnodes,ppn),...)
+ * describing consecutive runs of ranks; a run of equal blocks on consecutive
+ * nodes is one triple. */
+static size_t mapping_triples(const pms_job *j, char *buf, size_t n)
+{
+    size_t w = 0;
+    map_put(buf, n, &w, "(vector", 0, 0, 0);
     int r = 0;
     while (r < j->size) {
         int node = j->ranks[r].node, len = 0;
@@ -144,12 +161,101 @@ size_t pms_process_mapping(const pms_job *j, char *buf, size_t n)
             nnodes++;
             q += l2;
         }
-        w += (size_t)snprintf(buf + (w < n ? w : n), w < n ? n - w : 0, ",(%d,%d,%d)", node,
-                              nnodes, len);
+        map_put(buf, n, &w, ",(%d,%d,%d)", node, nnodes, len);
         r = q;
     }
-    w += (size_t)snprintf(buf + (w < n ? w : n), w < n ? n - w : 0, ")");
+    map_put(buf, n, &w, ")", 0, 0, 0);
     return w;
+}
+
+/* How many times ranks [from, at) repeat from `from` on (at least 1). */
+static int map_repeats(const pms_job *j, int from, int at)
+{
+    int len = at - from, k = 1;
+    for (int s = at; s + len <= j->size; s += len, k++)
+        for (int i = 0; i < len; i++)
+            if (j->ranks[from + i].node != j->ranks[s + i].node)
+                return k;
+    return k;
+}
+
+/* MPL's rankmap (Hydra 4.1+, mpich-wire.md §7.2): the same runs, but a run
+ * of one rank on one node is written as the bare node id ("(vector,0)" for a
+ * singleton job), and when the node sequence starts over at a node that
+ * opened an earlier block, the blocks since then are written once as
+ * "[...]xN" (cyclic placement: "(vector,[(0,2,1)]x2)" for 4 ranks on 2 nodes). */
+static size_t mapping_mpl(const pms_job *j, char *buf, size_t n)
+{
+    map_block *b = calloc((size_t)j->size + 1, sizeof *b); /* markers replace skipped ranks */
+    int *opened = calloc((size_t)j->srv->cfg.nodes, sizeof *opened); /* block index + 1 */
+    size_t w = 0;
+    if (!b || !opened) {
+        free(b);
+        free(opened);
+        return n; /* "does not fit": the caller answers an empty mapping */
+    }
+    int nb = 0;
+    for (int r = 0; r <= j->size;) {
+        if (r > 0 && r < j->size && j->ranks[r].node == j->ranks[r - 1].node) {
+            b[nb - 1].ppn++;
+            r++;
+            continue;
+        }
+        /* a new run starts: merge the last two blocks when they continue each other */
+        if (nb > 1 && b[nb - 1].node >= 0 && b[nb - 2].node >= 0 &&
+            b[nb - 2].ppn == b[nb - 1].ppn &&
+            b[nb - 2].node + b[nb - 2].nodes == b[nb - 1].node) {
+            b[nb - 2].nodes++;
+            opened[b[nb - 1].node] = 0;
+            nb--;
+        }
+        if (r == j->size)
+            break;
+        int node = j->ranks[r].node;
+        if (opened[node]) {
+            map_block *o = &b[opened[node] - 1];
+            int k = map_repeats(j, o->first, r);
+            if (k > 1) {
+                /* "[" before the block, a "]xk" marker after the last one;
+                 * the repeated ranks are skipped, every node may open again */
+                o->repeat_from = 1;
+                b[nb++] = (map_block){ .node = -1, .repeats = k };
+                memset(opened, 0, (size_t)j->srv->cfg.nodes * sizeof *opened);
+                r = o->first + (r - o->first) * k;
+                continue;
+            }
+        }
+        b[nb] = (map_block){ .node = node, .nodes = 1, .ppn = 1, .first = r };
+        opened[node] = nb + 1;
+        nb++;
+        r++;
+    }
+    map_put(buf, n, &w, "(vector", 0, 0, 0);
+    for (int i = 0; i < nb; i++) {
+        if (b[i].node < 0) {
+            map_put(buf, n, &w, "]x%d", b[i].repeats, 0, 0);
+            continue;
+        }
+        map_put(buf, n, &w, b[i].repeat_from ? ",[" : ",", 0, 0, 0);
+        if (b[i].nodes == 1 && b[i].ppn == 1)
+            map_put(buf, n, &w, "%d", b[i].node, 0, 0);
+        else
+            map_put(buf, n, &w, "(%d,%d,%d)", b[i].node, b[i].nodes, b[i].ppn);
+    }
+    map_put(buf, n, &w, ")", 0, 0, 0);
+    free(b);
+    free(opened);
+    return w;
+}
+
+/* PMI_process_mapping as the persona's server writes it; returns the length
+ * it needs (>= n: did not fit). */
+size_t pms_process_mapping(const pms_job *j, char *buf, size_t n)
+{
+    if (n)
+        buf[0] = 0;
+    return j->srv->persona->mapping == PMS_MAP_MPL ? mapping_mpl(j, buf, n)
+                                                   : mapping_triples(j, buf, n);
 }
 
 bool pms_job_bind(pms_job *j, pms_conn *c, int rank)
@@ -175,6 +281,26 @@ void pms_job_rank_gone(pms_job *j, int rank)
         r->state = PMS_RANK_GONE;
     /* fewer participants: a fence or barrier may now be complete */
     pms_waits_recheck(j);
+}
+
+/* mpich-wire.md §9: Hydra answers no protocol error.  mpiexec prints a
+ * diagnostic, kills every process of the job and exits 255; here the job is
+ * marked aborted with 255 (the launcher then kills its ranks) and the
+ * offending connection is closed without an answer. */
+void pms_protocol_fatal(pms_conn *c, const char *why)
+{
+    pms_job *j = c->job;
+    if (c->dead)
+        return;
+    pms_log(c->srv, 0, "conn %d (rank %d): %s: tearing the job down (exit code 255)", c->id,
+            c->rank, why);
+    if (j && !j->aborted) {
+        j->aborted = true;
+        j->exit_code = 255;
+        if (c->srv->ev.abort)
+            c->srv->ev.abort(c->srv->ev.ctx, j, c->rank, true, 255, why);
+    }
+    pms_conn_close(c, why);
 }
 
 /* ---- waits --------------------------------------------------------------- */
@@ -619,9 +745,25 @@ bool pms_rank_used(const pms_job *j, int rank)
 /* Where a put goes: straight into the job's KVS for personas that show puts
  * at once (Hydra), else into the putter's pending set until the next fence or
  * barrier (FENCE-2).  *rc: 0, or a PMS_RC_* on failure. */
+/* The bytes of a value a persona's server keeps: C strings end at a NUL
+ * (mpich-wire.md §6.2, slurm-pmi2.md §3), Hydra 4.0.2 keeps at most 1023
+ * bytes (B9). */
+pmc_slice pms_stored_value(const pms_persona *p, pmc_slice v)
+{
+    const char *z = p->nul_truncates && v.len ? memchr(v.ptr, 0, v.len) : NULL;
+    if (z)
+        v.len = (size_t)(z - v.ptr);
+    if (p->trunc_val && v.len > p->trunc_val)
+        v.len = p->trunc_val;
+    return v;
+}
+
 void pms_kvs_store(pms_job *j, pms_conn *c, pmc_wire w, pmc_slice k, pmc_slice v, int *rc)
 {
     const pms_persona *p = c->srv->persona;
+    v = pms_stored_value(p, v);
+    if (p->trunc_key && k.len > p->trunc_key)
+        k.len = p->trunc_key; /* B9: char key[64] in Hydra 4.0.2, rc=0 */
     bool now = p->put_visible_now && !(w != PMC_WIRE_V2 && p->v1_put_hidden);
     pms_kvs *into = now ? &j->kvs
                   : (c->job == j && c->rank >= 0) ? &j->ranks[c->rank].pending

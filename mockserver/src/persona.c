@@ -4,8 +4,15 @@
 
 #include <string.h>
 
+/* The real servers check no key or value length below their 64 KiB frame
+ * buffer (mpich-wire.md §6.4, slurm-pmi2.md §5); Hydra 4.0.2 then cuts
+ * what it stores (B9). */
+enum { UNCHECKED = 65536 };
+
 static const pms_persona strict = {
     .name = "strict", .own_put_visible = true, .dialect = "strict", .decode_flags = PMC_DEC_SEMI_ESCAPE,
+    /* VAL-3: a value with NUL is rejected (VAL-2: it could not be sent back) */
+    .decode_strict = PMC_NOTE_NUL_IN_VALUE, .bools = PMS_BOOL_SPEC, .v2_abort = true,
     .notfound = PMS_NF_FOUND_FALSE, .on_error = PMS_ERR_REPLY, .fullinit_versions = true,
     .appnum = 0, .lookup_key = "value", .lookup_found = true, .thrid_echo = true,
     .fence_barrier = true, .put_visible_now = false, .getjobattr_kvs = false,
@@ -15,8 +22,13 @@ static const pms_persona strict = {
 };
 
 static const pms_persona hydra40 = {
-    .name = "hydra-4.0", .v1_put_hidden = true, .dialect = "hydra-4.0", .decode_flags = 0,
-    .notfound = PMS_NF_FOUND_FALSE, .on_error = PMS_ERR_CLOSE, .fullinit_versions = true,
+    .name = "hydra-4.0", .v1_put_hidden = true, .dialect = "hydra-4.0",
+    /* §6.6: no continuations; §9: "get_maxes\r" is an unknown command */
+    .decode_flags = PMC_DEC_NO_CONCAT, .decode_strict = PMC_NOTE_V1_CR,
+    .max_key = UNCHECKED, .max_val = UNCHECKED, .trunc_key = 63, .trunc_val = 1023, /* B9 */
+    .nul_truncates = true, .bools = PMS_BOOL_EXACT, .put_novalue = PMS_PUT_EMPTY,
+    .fullinit_needs_rank = true, .v2_abort = false, /* B4 */
+    .notfound = PMS_NF_FOUND_FALSE, .on_error = PMS_ERR_KILL_JOB, .fullinit_versions = true,
     .appnum = 0, .lookup_key = "port", .lookup_found = true, .thrid_echo = true,
     .fence_barrier = false, .put_visible_now = true, .getjobattr_kvs = true,
     .universe_attr = false, .v1_max_subversion = 1, .v1_rc_first = false, .v1_msg = true,
@@ -24,8 +36,14 @@ static const pms_persona hydra40 = {
 };
 
 static const pms_persona hydra41 = {
-    .name = "hydra-4.1", .dialect = "hydra-4.1", .decode_flags = PMC_DEC_V1_BACKSLASH,
-    .notfound = PMS_NF_RC1, .on_error = PMS_ERR_CLOSE, .fullinit_versions = false,
+    .name = "hydra-4.1", .dialect = "hydra-4.1",
+    .decode_flags = PMC_DEC_V1_BACKSLASH | PMC_DEC_NO_CONCAT,
+    /* H1: empty values, H7: CR before LF */
+    .decode_strict = PMC_NOTE_EMPTY_VALUE | PMC_NOTE_V1_CR,
+    .max_key = UNCHECKED, .max_val = UNCHECKED, .nul_truncates = true, .bools = PMS_BOOL_EXACT,
+    .mapping = PMS_MAP_MPL, .fullinit_needs_rank = true, .v2_abort = true,
+    .v1_get_kvsname_optional = true,
+    .notfound = PMS_NF_RC1, .on_error = PMS_ERR_KILL_JOB, .fullinit_versions = false,
     .pmiverbose_int = true, .rank_from_client = true, .appnum = 0, .lookup_key = "port",
     .lookup_found = false, .thrid_echo = true, .fence_barrier = false, .put_visible_now = true,
     .getjobattr_kvs = true, .universe_attr = true, .v1_max_subversion = 2, .v1_rc_first = true,
@@ -33,12 +51,15 @@ static const pms_persona hydra41 = {
 };
 
 static const pms_persona slurm = {
-    .name = "slurm", .dialect = "slurm", .decode_flags = 0, .notfound = PMS_NF_FOUND_FALSE,
+    .name = "slurm", .dialect = "slurm", .decode_flags = PMC_DEC_NO_CONCAT,
+    .max_key = UNCHECKED, .max_val = UNCHECKED, .nul_truncates = true,
+    .bools = PMS_BOOL_CASEFOLD, .put_novalue = PMS_PUT_IGNORED, .fullinit_all_keys = true,
+    .v2_abort = true, .notfound = PMS_NF_FOUND_FALSE,
     .on_error = PMS_ERR_SILENT, .fullinit_versions = true, .appnum = -1, .lookup_key = "value",
     .lookup_found = false, .thrid_echo = false, .fence_barrier = true, .put_visible_now = false,
     .getjobattr_kvs = false, .universe_attr = true, .nameserv_replace = true,
     .v1_max_subversion = 1, .v1_rc_first = true, .v1_msg = false, .v1_get_notfound_rc = 1,
-    .put_novalue_ok = true, .spawner_last = true, .spawn_jobid = true,
+    .spawner_last = true, .spawn_jobid = true,
     .spawn_rejects_thrid = true, .v1_spawn_jobid = true, .ring = true,
     .v1_barrier_rc = true,
 };
@@ -59,4 +80,55 @@ const pms_persona *const *pms_persona_list(size_t *n)
 {
     *n = sizeof all / sizeof all[0];
     return all;
+}
+
+void pms_persona_decoder_opts(const pms_persona *p, pmc_decoder_opts *o)
+{
+    o->flags = p->decode_flags;
+    o->strict = p->decode_strict;
+    if (p->max_key && o->limits.max_key < p->max_key)
+        o->limits.max_key = p->max_key;
+    if (p->max_val && o->limits.max_val < p->max_val)
+        o->limits.max_val = p->max_val;
+}
+
+static bool ieq(pmc_slice s, const char *w)
+{
+    size_t n = strlen(w);
+    if (s.len != n)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char a = s.ptr[i];
+        if (a >= 'a' && a <= 'z')
+            a = (char)(a - 'a' + 'A');
+        if (a != w[i])
+            return false;
+    }
+    return true;
+}
+
+int pms_persona_bool(const pms_persona *p, const pmc_msg *m, const char *key, bool dflt,
+                     bool *out)
+{
+    pmc_slice v;
+    *out = dflt;
+    if (!pmc_msg_get(m, key, &v))
+        return dflt;
+    switch (p->bools) {
+    case PMS_BOOL_EXACT: /* mpich-wire.md §6.2: "true" reads as false */
+        *out = pmc_slice_eq(v, "TRUE");
+        return *out;
+    case PMS_BOOL_CASEFOLD: /* slurm-pmi2.md §7: xstrcasecmp(val, "TRUE") */
+        *out = ieq(v, "TRUE");
+        return *out;
+    case PMS_BOOL_SPEC:
+        break;
+    }
+    if (ieq(v, "TRUE")) /* BOOL-2 */
+        *out = true;
+    else if (ieq(v, "FALSE"))
+        *out = false;
+    else
+        return -1; /* BOOL-3 */
+    return *out;
 }

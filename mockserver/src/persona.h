@@ -13,14 +13,49 @@ typedef enum pms_notfound {
 
 typedef enum pms_on_error {
     PMS_ERR_REPLY = 0,  /* answer with rc!=0 and errmsg (SPEC.md) */
-    PMS_ERR_CLOSE,      /* close the connection without an answer (Hydra tears the job down) */
+    PMS_ERR_KILL_JOB,   /* no answer: close the connection and abort the whole job with
+                         * exit code 255, as mpiexec does (mpich-wire.md §9) */
     PMS_ERR_SILENT,     /* no answer, keep the connection (Slurm) */
 } pms_on_error;
+
+/* How a boolean request field is read. */
+typedef enum pms_bool_style {
+    PMS_BOOL_SPEC = 0,    /* TRUE/FALSE in any case; other spellings rejected (BOOL-2, BOOL-3) */
+    PMS_BOOL_EXACT,       /* only "TRUE" is true, anything else false (MPICH, mpich-wire.md §6.2) */
+    PMS_BOOL_CASEFOLD,    /* "TRUE" in any case is true, anything else false (Slurm §7) */
+} pms_bool_style;
+
+/* kvs-put without a value (or key) */
+typedef enum pms_put_novalue {
+    PMS_PUT_INVALID = 0,  /* a missing required key: the persona's error path */
+    PMS_PUT_EMPTY,        /* no value: stored as the empty string (Hydra 4.0.2, §9) */
+    PMS_PUT_IGNORED,      /* no key or no value: rc=0, nothing stored (Slurm S3, kvs.c:149) */
+} pms_put_novalue;
+
+/* PMI_process_mapping layout */
+typedef enum pms_map_style {
+    PMS_MAP_TRIPLES = 0,  /* (vector,(node,nnodes,ppn),...) only (Hydra 4.0, Slurm) */
+    PMS_MAP_MPL,          /* MPL rankmap: bare node ids and [...]xN repeats (Hydra 4.1+, §7.2) */
+} pms_map_style;
 
 typedef struct pms_persona {
     const char *name;
     const char *dialect;          /* pmc_dialect name for output */
     uint32_t decode_flags;        /* PMC_DEC_* for input */
+    uint32_t decode_strict;       /* PMC_NOTE_* bits the server's parser rejects */
+    uint32_t max_key, max_val;    /* what the parser takes (0: the configured limits); the
+                                   * real servers check no length below their frame buffer */
+    uint32_t trunc_key, trunc_val;/* stored keys/values cut to this many bytes, rc=0 (Hydra
+                                   * 4.0.2 B9: 63/1023); 0 = kept whole */
+    bool nul_truncates;           /* a value is cut at its first NUL (C strings: §6.2, Slurm §3) */
+    pms_bool_style bools;
+    pms_put_novalue put_novalue;
+    pms_map_style mapping;
+    bool fullinit_needs_rank;     /* fullinit without pmirank is a protocol error (Hydra, §9) */
+    bool fullinit_all_keys;       /* fullinit without pmijobid/pmirank/threaded: rc=3, the rest
+                                   * filled in (Slurm §6) */
+    bool v2_abort;                /* PMI-2 abort is a command (not in Hydra 4.0.2: B4) */
+    bool v1_get_kvsname_optional; /* PMI-1 get without kvsname answered (Hydra HEAD, §9) */
     pms_notfound notfound;
     pms_on_error on_error;
     bool fullinit_versions;       /* pmi-version, pmi-subversion, debugged in fullinit-response */
@@ -43,7 +78,6 @@ typedef struct pms_persona {
     bool v1_rc_first;             /* rc=0 first in every v1 response (Hydra 4.1+) */
     bool v1_msg;                  /* msg=success / info=ok (Hydra 4.0) */
     int v1_get_notfound_rc;       /* rc of a v1 get miss: -1 (Hydra 4.0) or 1 */
-    bool put_novalue_ok;          /* kvs-put without value: rc=0, nothing stored (Slurm S3) */
     bool spawner_last;            /* spawner-jobid at the end of fullinit-response (Slurm) */
     bool spawn_jobid;             /* spawn-response carries jobid (not Hydra 4.1+, H9) */
     bool spawn_nerrs;             /* spawn-response carries nerrs=0 (Hydra 4.0) */
@@ -58,5 +92,14 @@ typedef struct pms_persona {
 
 const pms_persona *pms_persona_get(const char *name);
 const pms_persona *const *pms_persona_list(size_t *n);
+
+/* The decoder options this persona reads requests with: `base` (defaults
+ * and the configured limits) plus the persona's flags, strict bits and
+ * limits. */
+void pms_persona_decoder_opts(const pms_persona *p, pmc_decoder_opts *base);
+/* Read a boolean field as the persona does: 1 true, 0 false, -1 malformed
+ * (PMS_BOOL_SPEC only).  An absent field gives `dflt`. */
+int pms_persona_bool(const pms_persona *p, const pmc_msg *m, const char *key, bool dflt,
+                     bool *out);
 
 #endif

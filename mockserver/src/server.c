@@ -130,7 +130,7 @@ pms_server *pms_server_new(const pms_config *c)
     }
     pmc_decoder_opts_default(&s->dopts);
     s->dopts.limits = s->cfg.limits;
-    s->dopts.flags = s->persona->decode_flags;
+    pms_persona_decoder_opts(s->persona, &s->dopts); /* flags, strict bits, limits */
     if (s->cfg.out_limit == 0)
         s->cfg.out_limit = 1u << 20;
     s->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -155,6 +155,7 @@ const char *pms_server_error(const pms_server *s)
 
 static void free_conn(pms_conn *c)
 {
+    pms_faults_conn_free(c);
     pmc_decoder_free(c->dec);
     pmc_out_free(&c->out);
     free(c);
@@ -215,6 +216,7 @@ void pms_server_free(pms_server *s)
     if (s->trace)
         fclose(s->trace);
     pms_tls_ctx_free(s->tls);
+    pms_faults_free(s);
     close(s->epfd);
     free(s);
 }
@@ -415,7 +417,7 @@ static int service(pms_server *s, int timeout_ms)
                 timeout_ms = wait;
         }
     }
-    return timeout_ms;
+    return pms_faults_service(s, now, timeout_ms); /* delayed output (faults.c) */
 }
 
 int pms_server_run(pms_server *s, int timeout_ms)

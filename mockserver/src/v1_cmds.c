@@ -44,8 +44,9 @@ static void do_init(pms_conn *c, const pmc_msg *m)
         if (p->v1_rc_first && !p->fullinit_versions)
             rs = 2; /* Hydra 4.1+ announces 1.2 to any 1.x */
     }
-    if (rv < 0 && p->on_error == PMS_ERR_CLOSE) {
-        pms_conn_close(c, "unsupported PMI version");
+    if (rv < 0 && p->on_error == PMS_ERR_KILL_JOB) {
+        /* mpich-wire.md §4.2: "PMI version mismatch", the job dies unanswered */
+        pms_protocol_fatal(c, "PMI version mismatch");
         return;
     }
     c->version = rv < 0 ? 0 : rv;

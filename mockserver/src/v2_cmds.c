@@ -58,7 +58,9 @@ static bool need_rank(pms_conn *c, const pmc_msg *m)
     return false;
 }
 
-static void send_fullinit_response(pms_conn *c, pmc_slice thrid)
+/* `rank` is what the answer says (Hydra 4.1+ echoes the client's pmirank:
+ * H8); rc=3 is Slurm's answer to a fullinit that lacks a key (§6). */
+static void send_fullinit_response(pms_conn *c, pmc_slice thrid, long long rank, int rc)
 {
     const pms_persona *p = c->srv->persona;
     pms_job *j = c->job;
@@ -67,7 +69,7 @@ static void send_fullinit_response(pms_conn *c, pmc_slice thrid)
         pmc_enc_int(e, "pmi-version", 2);
         pmc_enc_int(e, "pmi-subversion", 0);
     }
-    pmc_enc_int(e, "rank", c->rank);
+    pmc_enc_int(e, "rank", rank);
     pmc_enc_int(e, "size", j->size);
     pmc_enc_int(e, "appnum", p->appnum ? p->appnum : c->srv->cfg.appnum);
     /* FULLINIT-7; Slurm writes it last */
@@ -81,7 +83,7 @@ static void send_fullinit_response(pms_conn *c, pmc_slice thrid)
         pmc_enc_bool(e, "pmiverbose", false);
     if (j->spawner && p->spawner_last)
         pmc_enc_str(e, "spawner-jobid", j->spawner->id);
-    pmc_enc_int(e, "rc", 0);
+    pmc_enc_int(e, "rc", rc);
     pms_reply_send(c);
     c->fullinit = true;
 }
@@ -89,15 +91,29 @@ static void send_fullinit_response(pms_conn *c, pmc_slice thrid)
 static void do_fullinit(pms_conn *c, const pmc_msg *m)
 {
     pms_server *s = c->srv;
+    const pms_persona *p = s->persona;
     long long rank = -1;
-    if (c->fullinit && s->persona->on_error == PMS_ERR_REPLY) {
+    if (c->fullinit && p->on_error == PMS_ERR_REPLY) {
         pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
                         "fullinit was already answered on this connection"); /* FULLINIT-12 */
         return;
     }
     int have = pmc_msg_get_int(m, "pmirank", &rank);
+    if (have <= 0 && p->fullinit_needs_rank) {
+        /* mpich-wire.md §9: "unable to find pmirank token" (4.0.2), an assert (HEAD) */
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_KEY, "fullinit without pmirank");
+        return;
+    }
     if (have == 0)
         have = pmc_msg_get_int(m, "srcid", &rank); /* Slurm's libpmi2 in PMI_PORT mode */
+    /* Slurm §6: pmijobid, pmirank and threaded are all required: rc=3, the
+     * answer otherwise complete (srcid stands for pmirank here: the mock's
+     * PMI_PORT mode gives libpmi2 a PMI_ID) */
+    int rc = p->fullinit_all_keys && (have <= 0 || !pmc_msg_find(m, "pmijobid") ||
+                                      !pmc_msg_find(m, "threaded"))
+                 ? PMS_RC_INVALID_ARG
+                 : 0;
+    long long answer;
     if (c->rank < 0) {
         /* PMI_PORT: one listener serves every job; spawned ranks name
          * theirs with pmijobid (their PMI_JOBID) */
@@ -111,11 +127,21 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
                                       : "pmirank %lld is not a free rank of the job", rank);
             return;
         }
-    } else if (have > 0 && rank != c->rank && !s->persona->rank_from_client &&
-               s->persona->on_error == PMS_ERR_REPLY) {
+        answer = c->rank;
+    } else if (have > 0 && rank != c->rank && p->rank_from_client) {
+        answer = rank; /* H8: Hydra 4.1+ echoes whatever the client says */
+    } else if (have > 0 && rank != c->rank && p->on_error == PMS_ERR_REPLY) {
         pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
                         "pmirank %lld does not match this connection's rank %d", rank, c->rank);
         return;
+    } else if (have > 0 && (rank < 0 || rank >= c->job->size) &&
+               p->on_error == PMS_ERR_KILL_JOB) {
+        /* mpich-wire.md §9: Hydra 4.0.2's proxy asserts on an unknown rank */
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
+                        "pmirank %lld is not a rank of the job", rank);
+        return;
+    } else {
+        answer = c->rank; /* Slurm: its own task id, the client's pmirank ignored (§6) */
     }
     if (s->cfg.secret) {
         pmc_slice at = val_of(m, "authtype");
@@ -139,7 +165,7 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
             return;
         }
     }
-    send_fullinit_response(c, m->thrid);
+    send_fullinit_response(c, m->thrid, answer, rc);
 }
 
 static void do_auth_complete(pms_conn *c, const pmc_msg *m)
@@ -159,7 +185,7 @@ static void do_auth_complete(pms_conn *c, const pmc_msg *m)
         pms_conn_close(c, "authentication failed");
         return;
     }
-    send_fullinit_response(c, m->thrid);
+    send_fullinit_response(c, m->thrid, c->rank, 0);
 }
 
 static bool reserved_key(const pms_persona *p, pmc_slice k)
@@ -177,10 +203,13 @@ static void do_kvs_put(pms_conn *c, const pmc_msg *m)
         reply_rc(c, m, "kvs-put-response", 1);
         return;
     }
-    if (!v.ptr) { /* Slurm (S3): rc=0, nothing stored; the others never get here */
+    if (!k.ptr || (!v.ptr && p->put_novalue == PMS_PUT_IGNORED)) {
+        /* Slurm (S3, kvs.c:149-150): rc=0, nothing stored; strict never gets here */
         reply_rc(c, m, "kvs-put-response", 0);
         return;
     }
+    if (!v.ptr) /* Hydra 4.0.2: a missing value is the empty string (mpich-wire.md §9) */
+        v = (pmc_slice){ "", 0 };
     int rc;
     pms_kvs_store(j, c, PMC_WIRE_V2, k, v, &rc);
     if (rc) {
@@ -234,6 +263,7 @@ static void do_putnodeattr(pms_conn *c, const pmc_msg *m)
         reply_rc(c, m, "info-putnodeattr-response", 1);
         return;
     }
+    v = pms_stored_value(p, v);
     /* Slurm keeps the first value of a node attribute; the others replace it */
     if (pms_kvs_put(&j->nodeattr[j->ranks[c->rank].node], k.ptr, k.len, v.ptr, v.len,
                     !p->nameserv_replace) < 0) {
@@ -269,7 +299,11 @@ static void do_getnodeattr(pms_conn *c, const pmc_msg *m)
     pms_job *j = c->job;
     pmc_slice k = val_of(m, "key");
     bool wait = false;
-    pmc_msg_get_bool(m, "wait", &wait, NULL);
+    if (pms_persona_bool(c->srv->persona, m, "wait", false, &wait) < 0) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INVALID_ARG,
+                        "wait is neither TRUE nor FALSE"); /* BOOL-3 */
+        return;
+    }
     const pms_kv *kv = pms_kvs_get(&j->nodeattr[j->ranks[c->rank].node], k.ptr, k.len);
     if (kv) {
         pms_nodeattr_reply(c, m->thrid, kv);
@@ -403,7 +437,11 @@ static void do_abort(pms_conn *c, const pmc_msg *m)
     pms_job *j = c->job;
     bool world = true;
     long long code = 1;
-    pmc_msg_get_bool(m, "isworld", &world, NULL);
+    if (pms_persona_bool(c->srv->persona, m, "isworld", true, &world) < 0) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INVALID_ARG,
+                        "isworld is neither TRUE nor FALSE"); /* BOOL-3 */
+        return;
+    }
     pmc_msg_get_int(m, "exitcode", &code);
     pmc_slice msg = val_of(m, "msg");
     if (!msg.ptr)
@@ -498,6 +536,12 @@ void pms_handle_v2(pms_conn *c, const pmc_msg *m)
     case PMC_V2_KVS_PUTALL_PAIR:
     case PMC_V2_SPAWN_CMD:
         if (!p->draft_cmds) { /* JOB-7: no real server has them */
+            pms_unknown_command(c, m);
+            return;
+        }
+        break;
+    case PMC_V2_ABORT:
+        if (!p->v2_abort) { /* Hydra 4.0.2 has no PMI-2 abort (B4): unknown, exit 255 */
             pms_unknown_command(c, m);
             return;
         }

@@ -116,6 +116,119 @@ int pms_job_local_count(const pms_job *j, int node);
 /* Mark a rank whose process has exited (so collectives stop waiting). */
 void pms_rank_exited(pms_job *j, int rank);
 
+/* ---- observation and fault injection (faults.c) ---------------------------
+ *
+ * The conformance suite's client mode grades every byte a client sends and
+ * makes the server misbehave at chosen points; the mock server's scenario
+ * files drive the same actions.  Nothing here changes what the server does
+ * until an observer is set or a fault is added. */
+
+/* Called from the event loop; the pointers are valid during the call only. */
+typedef struct pms_observer {
+    void *ctx;
+    /* Every decoded request before the server acts on it: the codec's notes
+     * (m->notes: non-canonical forms) and the schema validation with
+     * PMC_VAL_REQUEST | PMC_VAL_UNKNOWN_KEYS (rep->f: findings). */
+    void (*request)(void *ctx, int conn, int rank, const pmc_msg *m, const pmc_vreport *rep);
+    /* Raw bytes as they cross the connection, in order (from_client: received). */
+    void (*bytes)(void *ctx, int conn, int rank, bool from_client, const void *p, size_t n);
+    /* The decoder rejected the client's bytes (framing errors). */
+    void (*decode_error)(void *ctx, int conn, int rank, const pmc_error *e);
+    /* Connection events: "open", "eof" (the client closed), "close" (why). */
+    void (*event)(void *ctx, int conn, int rank, const char *what, const char *why);
+} pms_observer;
+
+void pms_set_observer(pms_server *s, const pms_observer *o); /* NULL: none */
+
+/* Fault actions.  A fault selects requests by command name, rank and
+ * occurrence; the action applies to that request or to its response (the
+ * response named by the schema for the request, with the same thrid).
+ *
+ *   DELAY        hold the response for delay_ms before writing it.
+ *   SPLIT        write the response's first `offset` bytes, wait delay_ms,
+ *                then the rest (a message that arrives in two reads).
+ *   UNSOLICITED  write data[0..len) (raw bytes, or a message built with
+ *                pmc_enc_* and pmc_enc_end) before the response, or after it
+ *                when `after` is set.
+ *   ERROR        do not serve the request: answer it with the request's
+ *                response name, rc (1 when 0) and errmsg (PMI-1: msg=, spaces
+ *                become '_'), whatever the persona would do with errors.
+ *   REORDER      hold the response until the next response on the same
+ *                connection has been written (for thrid-tagged concurrent
+ *                requests), or for at most delay_ms (2000 when 0).
+ *   DROP         close the connection instead of answering.
+ *   KILL         do not answer: kill the rank's process with signo (SIGKILL
+ *                when 0) through the killer (pms_set_killer); without one,
+ *                close the connection.
+ *   FAIL_FENCE   ERROR on kvs-fence (PMI-2) or barrier_in (PMI-1) when cmd
+ *                is NULL; rc 1 and "fence failed" by default.
+ *
+ * While a connection has delayed output, later responses queue behind it, so
+ * bytes of two messages never interleave.  Responses already in the socket
+ * are not affected when a fault is added. */
+typedef enum pms_fault_kind {
+    PMS_FAULT_DELAY = 1,
+    PMS_FAULT_SPLIT,
+    PMS_FAULT_UNSOLICITED,
+    PMS_FAULT_ERROR,
+    PMS_FAULT_REORDER,
+    PMS_FAULT_DROP,
+    PMS_FAULT_KILL,
+    PMS_FAULT_FAIL_FENCE,
+} pms_fault_kind;
+
+typedef struct pms_fault {
+    pms_fault_kind kind;
+    const char *cmd;      /* request name ("kvs-get", "get"); NULL or "*": any request */
+    int nth;              /* act on the nth selected request (1-based); 0: on every one */
+    int rank;             /* only this rank's requests; -1: any rank */
+    int delay_ms;         /* DELAY, SPLIT (the gap), REORDER (longest hold) */
+    size_t offset;        /* SPLIT: bytes written before the gap (clamped to the message) */
+    int rc;               /* ERROR, FAIL_FENCE */
+    const char *errmsg;   /* ERROR, FAIL_FENCE; NULL: "injected error" / "fence failed" */
+    const void *data;     /* UNSOLICITED: the bytes */
+    size_t len;
+    bool after;           /* UNSOLICITED: after the response */
+    int signo;            /* KILL */
+    /* Optional finer selection (scripts: a request pattern, per-connection
+     * occurrences): called for requests that cmd and rank selected; the
+     * fault counts and acts only on those it accepts.  ctx must outlive
+     * the fault. */
+    bool (*accept)(void *ctx, int conn, int rank, const pmc_msg *m);
+    void *accept_ctx;
+} pms_fault;
+
+/* Add a fault (everything is copied).  Returns its id (>= 0) or -1. */
+int pms_fault_add(pms_server *s, const pms_fault *f);
+void pms_fault_clear(pms_server *s);
+/* Times the fault acted so far (-1: no such id). */
+int pms_fault_fired(const pms_server *s, int id);
+const char *pms_fault_kind_name(pms_fault_kind k); /* "delay", ... */
+int pms_fault_kind_parse(const char *name);        /* -1 when unknown */
+
+/* How KILL reaches a rank's process (the launcher or the embedding program). */
+typedef void (*pms_kill_cb)(void *ctx, pms_job *j, int rank, int signo);
+void pms_set_killer(pms_server *s, pms_kill_cb cb, void *ctx);
+
+/* ---- scripts (script.c) ----------------------------------------------------
+ *
+ * The "@server" directives of a pmi-trace v2 scenario file (traces/README.md,
+ * "Server scripts") added as faults: a trigger (request pattern, rank, nth
+ * occurrence per connection) and an action.  The script owns what the
+ * faults refer to: free it after the server (or after pms_fault_clear). */
+typedef struct pms_script pms_script;
+
+/* Read FILE and add its directives to s.  NULL on error, with
+ * "FILE:line:column: what" in err: nothing is added for a file that does
+ * not read or compile (out of memory while adding clears every fault). */
+pms_script *pms_script_load(pms_server *s, const char *path, char *err, size_t errlen);
+size_t pms_script_count(const pms_script *sc);
+/* Times directive i acted so far (-1: no such directive). */
+int pms_script_fired(const pms_script *sc, const pms_server *s, size_t i);
+/* One line per directive: "FILE:LINE: ACTION fired N times". */
+void pms_script_report(const pms_script *sc, const pms_server *s, FILE *f);
+void pms_script_free(pms_script *sc);
+
 #ifdef __cplusplus
 }
 #endif

@@ -215,9 +215,10 @@ bool tc_init_v2(tc *t, int rank)
     if (tc_send(t) < 0 || !tc_expect(t, "response_to_init", 5000) || tc_int(t, "rc", 0) != 0)
         return false;
     e = tc_begin(t, PMC_WIRE_V2, "fullinit");
+    /* FULLINIT-3; Slurm answers rc=3 without it (slurm-pmi2.md §6).  An
+     * in-process rank is bound to its job already: the id is not read. */
     const char *jobid = t->srv ? NULL : getenv("PMI_JOBID");
-    if (jobid)
-        pmc_enc_str(e, "pmijobid", jobid); /* FULLINIT-3 */
+    pmc_enc_str(e, "pmijobid", jobid ? jobid : "in-process");
     pmc_enc_int(e, "pmirank", rank);
     pmc_enc_bool(e, "threaded", false);
     return tc_send(t) == 0 && tc_expect(t, "fullinit-response", 5000) && tc_int(t, "rc", 0) == 0;
