@@ -337,6 +337,10 @@ void pms_reply_error(pms_conn *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid,
                  (int)(cmd.len > 80 ? 80 : cmd.len), cmd.ptr);
     if (wire != PMC_WIRE_V2)
         v1_words(text);
+    else /* error text holds no ';': readable by clients that do not unescape */
+        for (char *t = text; *t; t++)
+            if (*t == ';')
+                *t = ',';
     pmc_enc *e = pms_reply_begin(c, wire == PMC_WIRE_V2 ? PMC_WIRE_V2 : PMC_WIRE_V1, name, thrid);
     pmc_enc_int(e, "rc", rc);
     pmc_enc_str(e, wire == PMC_WIRE_V2 ? "errmsg" : "msg", text);
@@ -355,6 +359,12 @@ static void decode_error(pms_conn *c, const pmc_error *e)
             pms_protocol_fatal(c, b);
         else
             conn_fail(c, b);
+        return;
+    }
+    /* ERR-6: no usable command name, no way to name a reply: close */
+    if ((e->code == PMC_E_NO_CMD || e->code == PMC_E_CMD_EMPTY) &&
+        c->srv->persona->on_error == PMS_ERR_REPLY) {
+        conn_fail(c, b);
         return;
     }
     pms_reply_error(c, e->wire, e->cmd, e->thrid, pms_rc_of(e->code), "%s: %s",

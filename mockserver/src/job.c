@@ -34,6 +34,11 @@ pms_job *pms_job_create(pms_server *s, int size, pms_job *spawner)
     snprintf(j->id, sizeof j->id, "kvs_%ld_%d", (long)getpid(), j->seq);
     for (int r = 0; r < size; r++)
         j->ranks[r].node = pms_job_node_of(j, r);
+    if (s->persona->mapping_in_kvs) { /* KVS-14 */
+        char map[8192];
+        if (pms_process_mapping(j, map, sizeof map) < sizeof map)
+            pms_kvs_put(&j->kvs, "PMI_process_mapping", 19, map, strlen(map), true);
+    }
     s->jobs[s->njobs++] = j;
     return j;
 }
@@ -460,6 +465,36 @@ static void release(pms_job *j, pms_wait_kind kind, const pms_wait *proto)
     }
 }
 
+/* Release the first WORLD wait of `kind` of every process marked in `in`. */
+static void release_round(pms_job *j, pms_wait_kind kind, unsigned char *in)
+{
+    pms_wait **pp = &j->waits;
+    pms_wait *released = NULL, **rt = &released;
+    while (*pp) {
+        pms_wait *x = *pp;
+        int r = x->conn->rank;
+        if (x->kind == kind && is_world(x) && r >= 0 && in[r]) {
+            in[r] = 0; /* only its first one */
+            *pp = x->next;
+            x->next = NULL;
+            *rt = x;
+            rt = &x->next;
+        } else {
+            pp = &x->next;
+        }
+    }
+    for (pms_wait *x = released, *n; x; x = n) {
+        n = x->next;
+        if (!x->conn->dead) {
+            if (kind == PMS_WAIT_FENCE)
+                reply_fence(x->conn, x);
+            else
+                reply_barrier(x->conn, x);
+        }
+        pms_wait_free(x);
+    }
+}
+
 /* Complete a collective (fence or barrier) when every member is waiting in
  * it.  WORLD collectives are counted in one pass (jobs of thousands of
  * ranks); PMI-1.2 sub-groups, which are small and rare, are checked member
@@ -480,15 +515,27 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
         }
     }
     if (first) {
-        int need = 0;
+        /* FENCE-5: a round completes when every process is in it; a second
+         * fence from one process waits for the next round */
+        unsigned char *in = calloc((size_t)j->size, 1);
+        int need = 0, have = 0;
         for (int r = 0; r < j->size; r++)
             need += participates(&j->ranks[r]);
-        if (waiting >= need) {
-            /* everyone is here: make the puts visible, then release them all */
+        for (pms_wait *w = j->waits; in && w; w = w->next)
+            if (w->kind == kind && is_world(w) && w->conn->rank >= 0 && !in[w->conn->rank]) {
+                in[w->conn->rank] = 1;
+                have++;
+            }
+        if (in && have >= need) {
+            /* everyone is here: make the puts visible, then release one wait
+             * per process */
             pms_kvs_commit_all(j);
-            release(j, kind, first);
+            release_round(j, kind, in);
+            free(in);
             return true;
         }
+        free(in);
+        (void)waiting;
     }
     for (pms_wait *w = j->waits; w && grouped; w = w->next) {
         if (w->kind != kind || is_world(w))

@@ -10,7 +10,7 @@
 enum { UNCHECKED = 65536 };
 
 static const pms_persona strict = {
-    .name = "strict", .own_put_visible = true, .dialect = "strict", .decode_flags = PMC_DEC_SEMI_ESCAPE,
+    .name = "strict", .own_put_visible = true, .lookup_both = true, .mapping_in_kvs = true, .dialect = "strict", .decode_flags = PMC_DEC_SEMI_ESCAPE,
     /* VAL-3: a value with NUL is rejected (VAL-2: it could not be sent back) */
     .decode_strict = PMC_NOTE_NUL_IN_VALUE, .bools = PMS_BOOL_SPEC, .v2_abort = true,
     .notfound = PMS_NF_FOUND_FALSE, .on_error = PMS_ERR_REPLY, .fullinit_versions = true,
@@ -51,7 +51,7 @@ static const pms_persona hydra41 = {
 };
 
 static const pms_persona slurm = {
-    .name = "slurm", .dialect = "slurm", .decode_flags = PMC_DEC_NO_CONCAT,
+    .name = "slurm", .mapping_in_kvs = true, .dialect = "slurm", .decode_flags = PMC_DEC_NO_CONCAT,
     .max_key = UNCHECKED, .max_val = UNCHECKED, .nul_truncates = true,
     .bools = PMS_BOOL_CASEFOLD, .put_novalue = PMS_PUT_IGNORED, .fullinit_all_keys = true,
     .v2_abort = true, .notfound = PMS_NF_FOUND_FALSE,

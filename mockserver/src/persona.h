@@ -63,6 +63,9 @@ typedef struct pms_persona {
     bool rank_from_client;        /* trust the client's pmirank (Hydra 4.1+ bug H8) */
     int appnum;                   /* appnum reported (Slurm: -1) */
     const char *lookup_key;       /* name-lookup-response key for the port: "value" or "port" */
+    bool lookup_both;             /* ... and the other one too: satisfies every client (NAME-3) */
+    bool mapping_in_kvs;          /* PMI_process_mapping also readable with kvs-get (KVS-14;
+                                   * Slurm pre-puts it, setup.c) */
     bool lookup_found;            /* name-lookup-response carries found=TRUE */
     bool thrid_echo;              /* echo thrid (Slurm does not) */
     bool fence_barrier;           /* kvs-fence waits for every rank (else answered at once,

@@ -399,6 +399,9 @@ static void do_name_lookup(pms_conn *c, const pmc_msg *m)
         return;
     }
     pmc_enc_slice(e, pmc_slice_cstr(p->lookup_key), (pmc_slice){ kv->val, kv->vlen });
+    if (p->lookup_both) /* NAME-3: port= and value=, for the clients of every dialect */
+        pmc_enc_slice(e, pmc_slice_cstr(strcmp(p->lookup_key, "port") ? "port" : "value"),
+                      (pmc_slice){ kv->val, kv->vlen });
     if (p->lookup_found)
         pmc_enc_bool(e, "found", true);
     pmc_enc_int(e, "rc", 0);

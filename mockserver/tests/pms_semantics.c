@@ -468,8 +468,11 @@ static int case_connect(void)
     CHECK(V2(t, "kvs-get", "jobid", b->id, "key", "bk") == 0 &&
               tc_expect(t, "kvs-get-response", 2000) && tc_is(t, "value", "bv"),
           "connected KVS %.*s", RAW(t));
+    /* strict keeps PMI_process_mapping in the KVS (KVS-14): it comes first */
     CHECK(V2(t, "kvs-getall", "jobid", b->id, "thrid", "ga") == 0 &&
-              tc_expect(t, "kvs-getall-paircount-response", 2000) && tc_int(t, "npair", 0) == 1 &&
+              tc_expect(t, "kvs-getall-paircount-response", 2000) && tc_int(t, "npair", 0) == 2 &&
+              tc_expect(t, "kvs-getall-pair-response", 2000) &&
+              tc_is(t, "key", "PMI_process_mapping") &&
               tc_expect(t, "kvs-getall-pair-response", 2000) && tc_is(t, "val", "bv") &&
               tc_expect(t, "kvs-getall-response", 2000),
           "getall of the connected job");
@@ -499,9 +502,12 @@ static int case_getall(void)
           "put");
     CHECK(V2(t, "kvs-fence") == 0 && tc_expect(t, "kvs-fence-response", 2000), "fence");
     CHECK(V2(t, "kvs-getall", "thrid", "G") == 0 &&
-              tc_expect(t, "kvs-getall-paircount-response", 2000) && tc_int(t, "npair", 0) == 2 &&
+              tc_expect(t, "kvs-getall-paircount-response", 2000) && tc_int(t, "npair", 0) == 3 &&
               tc_is(t, "thrid", "G"),
           "JOB-5 %.*s", RAW(t));
+    CHECK(tc_expect(t, "kvs-getall-pair-response", 2000) &&
+              tc_is(t, "key", "PMI_process_mapping"),
+          "pair 0: the mapping (KVS-14)");
     CHECK(tc_expect(t, "kvs-getall-pair-response", 2000) && tc_is(t, "key", "a") &&
               tc_is(t, "val", "1") && tc_is(t, "thrid", "G"),
           "pair 1");
