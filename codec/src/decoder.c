@@ -253,6 +253,17 @@ static bool is_key(const pmc_pair *p, const char *k, size_t n)
     return p->key.len == n && memcmp(p->key.ptr, k, n) == 0;
 }
 
+/* A pair's value while a message is being assembled: an unescaped value
+ * still holds its arena offset (the arena may move until the message is
+ * complete), so resolve it before reading the bytes. */
+static pmc_slice pair_val(const pmc_scratch *s, const pmc_pair *p)
+{
+    pmc_slice v = p->val;
+    if (p->flags & PMC_PAIR_UNESCAPED)
+        v.ptr = s->arena + (uintptr_t)v.ptr;
+    return v;
+}
+
 /* A frame continues when its last pair is concat=<id>. */
 static bool continues(const pmc_scratch *s, const pmc_body *body)
 {
@@ -367,7 +378,10 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
             }
             /* Reassemble: each following frame must be cmd=concat;concatid=<id>; */
             while (continues(s, &body)) {
-                pmc_slice id = s->pairs[--s->npairs].val;
+                /* a copy of the marker pair: resolved at each use, because
+                 * parsing the next frame may move the arena */
+                const pmc_pair idp = s->pairs[--s->npairs];
+                pmc_slice id = pair_val(s, &idp);
                 const char *f = b + mlen;
                 size_t avail = len - mlen;
                 pmc_wire w2 = pmc_classify(f, avail);
@@ -412,8 +426,9 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
                     *consumed = mlen + flen;
                     return PMC_ERR;
                 }
+                id = pair_val(s, &idp);
                 if (s->npairs == first || !is_key(&s->pairs[first], "concatid", 8) ||
-                    !pmc_slice_eqs(s->pairs[first].val, id)) {
+                    !pmc_slice_eqs(pair_val(s, &s->pairs[first]), id)) {
                     pmc_error_set(err, PMC_E_CONCAT_ID, off + mlen + 6,
                                   "continuation must start with concatid=%.*s",
                                   (int)(id.len > 32 ? 32 : id.len), id.ptr);

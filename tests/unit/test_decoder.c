@@ -721,6 +721,20 @@ START_TEST(concat_reassembled)
 }
 END_TEST
 
+/* An id with an escaped ';' is compared as unescaped text (found by fuzzing:
+ * the comparison once read the arena offset as a pointer). */
+static const char concat_esc[] = "    30cmd=kvs-put;key=k;concat=a;;b;"
+                                 "    36cmd=concat;concatid=a;;b;value=x;;y;";
+
+START_TEST(concat_escaped_id)
+{
+    is_msg(FEED(concat_esc), PMC_WIRE_V2, "kvs-put", 2);
+    pair_is(0, "key", "k");
+    pair_is(1, "value", "x;y");
+    ck_assert_uint_eq(M.nframes, 2);
+}
+END_TEST
+
 START_TEST(concat_waits_for_all_frames)
 {
     /* the first frame alone is not a message yet */
@@ -1009,6 +1023,7 @@ static Suite *suite(void)
     t = tcase_create("concat");
     tcase_add_checked_fixture(t, NULL, teardown);
     tcase_add_test(t, concat_reassembled);
+    tcase_add_test(t, concat_escaped_id);
     tcase_add_test(t, concat_waits_for_all_frames);
     tcase_add_test(t, concat_no_reassembly);
     tcase_add_test(t, concat_errors);
