@@ -162,7 +162,7 @@ virtual_run() { # name server-cmd N proto extra-client-args
     # the server's own --timeout bounds it; $! is then the server itself (its CPU is read)
     $2 >"$out.server" 2>&1 &
     spid=$!
-    for i in $(seq 100); do grep -q '^PMI_PORT=' "$out.server" 2>/dev/null && break; sleep 0.05; done
+    for i in $(seq 100); do grep -q '^PMI_SIZE=' "$out.server" 2>/dev/null && break; sleep 0.05; done
     port=$(sed -n 's/^PMI_PORT=//p' "$out.server" 2>/dev/null | head -1)
     if [ -z "$port" ]; then
         kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null

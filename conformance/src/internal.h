@@ -72,14 +72,17 @@ void pcf_result_add_run(pcf_result *r, int verdict, const char *outcome, const c
                         const char *actual, uint64_t usec);
 void pcf_result_skip(pcf_result *r, const char *why);
 void pcf_results_free(pcf_results *rs);
-/* Results file of one launch: "start" and "result" lines (escaped fields). */
-int pcf_resfile_start(FILE *f, const char *id, int iter);
+/* Results file of one launch: "start" lines (every rank), "result" and
+ * "skip" lines and a final "done" (rank 0); escaped fields. */
+int pcf_resfile_start(FILE *f, const char *id, int iter, int rank);
+int pcf_resfile_done(FILE *f);
 int pcf_resfile_result(FILE *f, const char *id, int iter, int verdict, const char *outcome,
                        const char *clause, uint64_t usec, const char *actual);
 int pcf_resfile_skip(FILE *f, const char *id, const char *why);
-/* Read a results file into rs.  *open_id gets the id of a case that started
- * without a result (the one in progress when the launch ended), "" if none. */
-int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n);
+/* Read a results file into rs.  *open_id gets the id of the last case some
+ * rank started without a result (the one in progress when the launch
+ * ended), "" if none; *done tells whether rank 0 finished its run. */
+int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n, bool *done);
 
 /* ---- options --------------------------------------------------------------- */
 

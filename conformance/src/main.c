@@ -3,7 +3,8 @@
  *   mpiexec -n 4 pmi2-conform server [options] [GLOB...]     run as the job
  *   pmi2-conform server --launch 'mpiexec -n {n}' [...]       orchestrated
  *   pmi2-conform --list [GLOB...]                             the cases */
-#include "internal.h"
+#include "client.h"
+#include "fuzz.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@ static void usage(FILE *f)
 {
     fputs("usage: LAUNCHER pmi2-conform server [options] [GLOB...]\n"
           "       pmi2-conform server --launch 'LAUNCHER -n {n}' [options] [GLOB...]\n"
+          "       pmi2-conform client [--persona P] [options] [GLOB...] -- PROGRAM [ARGS]\n"
+          "       LAUNCHER pmi2-conform fuzz [options]   (wire fuzzing: pmi2-conform fuzz --help)\n"
           "       pmi2-conform --list [GLOB...]\n"
           "\n"
           "Conformance suite for PMI servers (process managers) against SPEC.md.  Run as\n"
@@ -26,8 +29,10 @@ static void usage(FILE *f)
           "\n"
           "options:\n"
           "      --pmi 1|2           protocol the job's sessions speak (default 2)\n"
+          "      --persona NAME      client mode: the mock server's persona (default strict)\n"
           "      --launch TEMPLATE   orchestrate: run launches of TEMPLATE with {n} = ranks\n"
-          "  -n, --np N              ranks per orchestrated launch (default 4)\n"
+          "  -n, --np N              ranks per orchestrated launch (default 4; client mode:\n"
+          "                          ranks of each run, default 2)\n"
           "  -t, --timeout SEC       deadline of each case (default 10)\n"
           "      --strict            SHOULD-level deviations (NON-STRICT) fail\n"
           "      --repeat N          run each case N times; differing verdicts are FLAKY\n"
@@ -78,8 +83,11 @@ static int parse_uint(const char *s, int lo, int hi, int *out)
 
 enum {
     O_PMI = 256, O_LAUNCH, O_STRICT, O_REPEAT, O_BASELINE, O_WBASELINE, O_JUNIT, O_TAP,
-    O_JSON, O_HTML, O_LIST, O_RESULTS, O_CHILD,
+    O_JSON, O_HTML, O_LIST, O_RESULTS, O_CHILD, O_PERSONA,
 };
+
+static const char *persona = "strict"; /* client mode */
+static bool np_given_flag;
 
 /* One option: -1 to go on, else the exit code to return at once. */
 static int apply(pcf_opts *o, int ch, const char *arg)
@@ -94,6 +102,7 @@ static int apply(pcf_opts *o, int ch, const char *arg)
         return -1;
     case O_LAUNCH: o->launch = arg; return -1;
     case 'n':
+        np_given_flag = true;
         if (parse_uint(arg, 1, 4096, &o->np)) {
             fprintf(stderr, "pmi2-conform: -n takes a number of ranks\n");
             return PCF_EXIT_USAGE;
@@ -122,6 +131,7 @@ static int apply(pcf_opts *o, int ch, const char *arg)
     case O_LIST: o->list = true; return -1;
     case O_RESULTS: o->results_file = arg; return -1;
     case O_CHILD: o->child = true; return -1;
+    case O_PERSONA: persona = arg; return -1;
     case 'q': o->quiet = true; return -1;
     case 'v': o->verbose = true; return -1;
     case 'h': usage(stdout); return 0;
@@ -148,6 +158,7 @@ int main(int argc, char **argv)
         { "list", no_argument, NULL, O_LIST },
         { "results", required_argument, NULL, O_RESULTS },
         { "child", no_argument, NULL, O_CHILD },
+        { "persona", required_argument, NULL, O_PERSONA },
         { "quiet", no_argument, NULL, 'q' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
@@ -157,6 +168,18 @@ int main(int argc, char **argv)
     pcf_opts o = { .repeat = 1, .timeout_ms = 10000, .pmi = 2, .np = 4, .argv0 = argv[0] };
     const char *mode = NULL;
     int ch;
+    /* client mode: the program under test follows "--" */
+    char **app = NULL;
+    bool client_word = false;
+    for (int i = 1; i < argc && !app; i++) {
+        client_word |= strcmp(argv[i], "client") == 0;
+        if (client_word && strcmp(argv[i], "--") == 0) {
+            app = argv + i + 1;
+            argv[i] = NULL;
+            argc = i;
+        }
+    }
+
     for (;;) {
         while ((ch = getopt_long(argc, argv, "+n:t:qvhV", lo, NULL)) != -1) {
             int rc = apply(&o, ch, optarg);
@@ -166,18 +189,16 @@ int main(int argc, char **argv)
         /* options may come before or after the mode word */
         if (!mode && optind < argc && argv[optind][0] != '-') {
             mode = argv[optind++];
-            if (strcmp(mode, "server") == 0)
+            if (strcmp(mode, "server") == 0 || strcmp(mode, "client") == 0)
                 continue;
         }
         break;
     }
-    if (pcf_registry_check(stderr) != 0)
+    if (mode && strcmp(mode, "fuzz") == 0) /* its own options, from the mode word on */
+        return pcf_fuzz_main(argc - optind + 1, argv + optind - 1);
+    if (pcf_registry_check(stderr) != 0 || pcf_client_registry_check(stderr) != 0)
         return PCF_EXIT_USAGE;
-    if (mode && strcmp(mode, "client") == 0) {
-        fprintf(stderr, "pmi2-conform: client mode is not part of this build\n");
-        return PCF_EXIT_USAGE;
-    }
-    if (mode && strcmp(mode, "server") != 0) {
+    if (mode && strcmp(mode, "server") != 0 && strcmp(mode, "client") != 0) {
         if (!o.list) {
             fprintf(stderr, "pmi2-conform: unknown mode '%s' (expected: server)\n", mode);
             usage(stderr);
@@ -188,14 +209,22 @@ int main(int argc, char **argv)
     }
     o.globs = argv + optind;
     o.nglobs = (size_t)(argc - optind);
-    if (o.list)
-        return list_cases(&o);
+    if (o.list) {
+        if (!mode || strcmp(mode, "client") != 0)
+            list_cases(&o);
+        return mode && strcmp(mode, "server") == 0 ? 0 : pcf_client_list(&o);
+    }
     if (!mode) {
         usage(stderr);
         return PCF_EXIT_USAGE;
     }
     /* a progress line only on a terminal, and never from the ranks of a child launch */
     o.progress = !o.child && !o.tap && isatty(2);
+    if (strcmp(mode, "client") == 0) {
+        if (!np_given_flag)
+            o.np = 2;
+        return pcf_run_client(&o, persona, app);
+    }
     if (o.launch) {
         if (!strstr(o.launch, "{n}")) {
             fprintf(stderr, "pmi2-conform: --launch needs {n} where the rank count goes\n");

@@ -88,9 +88,22 @@ static void put_esc(FILE *f, const char *s)
     free(b);
 }
 
-int pcf_resfile_start(FILE *f, const char *id, int iter)
+/* Every rank of a child job writes its own "start" line (the 4th field is
+ * the rank) the moment it begins a case, so a job that one rank kills is
+ * blamed on the case that rank was running, not on the case rank 0 had
+ * last written.  One fprintf + fflush on an O_APPEND stream is one write():
+ * lines of different ranks do not interleave. */
+int pcf_resfile_start(FILE *f, const char *id, int iter, int rank)
 {
-    return fprintf(f, "start\t%s\t%d\n", id, iter) < 0 ? -1 : 0;
+    return fprintf(f, "start\t%s\t%d\t%d\n", id, iter, rank) < 0 ? -1 : 0;
+}
+
+/* Rank 0 finished: every result is written, its own connection was checked
+ * after the last case and finalized.  A launcher that fails after this is
+ * reacting to a victim leaving without finalize, which the harness chose. */
+int pcf_resfile_done(FILE *f)
+{
+    return fputs("done\n", f) == EOF ? -1 : 0;
 }
 
 int pcf_resfile_result(FILE *f, const char *id, int iter, int verdict, const char *outcome,
@@ -123,10 +136,12 @@ static char *unesc(const char *s)
     return o;
 }
 
-int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n)
+int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n, bool *done)
 {
     if (n)
         open_id[0] = 0;
+    *done = false;
+    int open_iter = -1;
     FILE *f = fopen(path, "r");
     if (!f)
         return errno == ENOENT ? 0 : -1;
@@ -147,13 +162,20 @@ int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n)
             *t = 0;
             p = t + 1;
         }
+        if (strcmp(fld[0], "done") == 0) {
+            *done = true;
+            continue;
+        }
         if (nf < 2)
             continue;
         const pcf_entry *e = pcf_case_find(fld[1]);
         if (!e)
             continue; /* a newer child than this parent: ignore what it cannot name */
         if (strcmp(fld[0], "start") == 0) {
+            /* the latest case any rank began: when one rank starts case B,
+             * every rank has passed the exchange that closed the case before */
             snprintf(open_id, n, "%s", fld[1]);
+            open_iter = nf >= 3 ? atoi(fld[2]) : 0;
         } else if (strcmp(fld[0], "result") == 0 && nf == 8) {
             int v = pcf_verdict_parse(fld[3]);
             if (v < 0)
@@ -162,7 +184,7 @@ int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n)
             pcf_result_add_run(pcf_results_get(rs, e), v, fld[4], fld[5], a,
                                strtoull(fld[6], NULL, 10));
             free(a);
-            if (strcmp(open_id, fld[1]) == 0)
+            if (strcmp(open_id, fld[1]) == 0 && atoi(fld[2]) == open_iter)
                 open_id[0] = 0;
         } else if (strcmp(fld[0], "skip") == 0 && nf >= 3) {
             char *a = unesc(fld[2]);

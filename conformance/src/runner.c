@@ -366,6 +366,17 @@ int pcf_run_job(const pcf_opts *o)
         return code;
     }
 
+    /* The other ranks of a child job write their own "start" lines: a rank
+     * may begin a case while rank 0 is still reading the exchange that
+     * closed the previous one, and if that rank's case ends the job the
+     * case must be on record (see pcf_resfile_start). */
+    FILE *startf = resf;
+    if (!rank0 && o->child && o->results_file) {
+        startf = fopen(o->results_file, "a");
+        if (startf)
+            setvbuf(startf, NULL, _IOFBF, 4096); /* one write() per fflush */
+    }
+
     /* Start-up exchange: rank 0 hands out the trace directory. */
     char tbuf[512] = "";
     const char *tdir = rank0 ? tdir_make(o, tbuf, sizeof tbuf) : NULL;
@@ -394,12 +405,11 @@ int pcf_run_job(const pcf_opts *o)
         if (plan[i].skip || plan[i].destructive)
             continue;
         for (int it = 0; it < (o->repeat > 0 ? o->repeat : 1) && !lost; it++) {
-            if (rank0) {
+            if (rank0)
                 pcf_progress(o, done, total, e->c->id);
-                if (resf) {
-                    pcf_resfile_start(resf, e->c->id, it);
-                    fflush(resf);
-                }
+            if (startf) {
+                pcf_resfile_start(startf, e->c->id, it, c.rank);
+                fflush(startf);
             }
             uint64_t us;
             run_case_local(&c, e, (int)i, it, tdir, &us);
@@ -531,8 +541,8 @@ int pcf_run_job(const pcf_opts *o)
                                        e->c->clause, "the victim rank never reached rank 0", 0);
                     continue;
                 }
-                if (resf) {
-                    pcf_resfile_start(resf, e->c->id, 0);
+                if (resf) { /* on the victim's behalf: it starts on "go" */
+                    pcf_resfile_start(resf, e->c->id, 0, v - 1);
                     fflush(resf);
                 }
                 /* If the server ends the job now, rank 0 dies with it: say so
@@ -654,7 +664,7 @@ int pcf_run_job(const pcf_opts *o)
                 pcf_resfile_skip(resf, e->c->id, r->actual ? r->actual : "");
         }
         if (resf)
-            fclose(resf);
+            fflush(resf);
         rs.seconds = (double)(pws_now_usec() - t_start) / 1e6;
         if (o->child) { /* the parent merges and reports */
             pcf_results_free(&rs);
@@ -665,8 +675,18 @@ int pcf_run_job(const pcf_opts *o)
     } else {
         code = 0;
     }
-    if (!lost && c.s && !pws_eof(c.s))
-        pcf_ctl_finalize(&c, 10000);
+    bool finalized = !lost && c.s && !pws_eof(c.s) && pcf_ctl_finalize(&c, 10000) == 0;
+    if (resf) {
+        /* Written before any victim is released: a victim's connection
+         * may be gone, and a launcher may end the job when it exits
+         * without finalize ("done" tells the parent that this came after
+         * the grading, so the launcher's status is no verdict). */
+        if (finalized)
+            pcf_resfile_done(resf);
+        fclose(resf);
+    }
+    if (startf && startf != resf)
+        fclose(startf);
     if (vfd) { /* now the victims may go */
         for (int r = 0; r < c.size; r++)
             if (vfd[r] >= 0) {

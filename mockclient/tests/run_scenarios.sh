@@ -21,14 +21,16 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # Number of ranks a scenario has: its r<N> connections.
 nranks() { grep -oE '^[0-9.]+ r[0-9]+ ' "$1" | awk '{print $2}' | sort -u | wc -l; }
 
-# virtual ranks: pmi-mockserver --listen, then pmi-mockclient run --port
+# virtual ranks: pmi-mockserver --listen, then pmi-mockclient run --port.
+# The server announces PMI_PORT, PMI_JOBID, PMI_SIZE in one write; wait for
+# the last line, since a reader can see a write to a file half done.
 listen_run() { # scenario n [client options...]
     s=$1 n=$2
     shift 2
     "$ms" -n "$n" --listen tcp --timeout 60 >"$tmp/ms.out" 2>"$tmp/ms.err" &
     spid=$!
     i=0
-    while ! grep -q '^PMI_PORT=' "$tmp/ms.out" 2>/dev/null; do
+    while ! grep -q '^PMI_SIZE=' "$tmp/ms.out" 2>/dev/null; do
         i=$((i + 1))
         if [ $i -gt 100 ]; then
             kill "$spid" 2>/dev/null
@@ -91,7 +93,7 @@ persona-frames)
     "$ms" -n 1 --listen tcp --timeout 60 -v >"$tmp/ms.out" 2>"$tmp/ms.err" &
     spid=$!
     i=0
-    while ! grep -q '^PMI_PORT=' "$tmp/ms.out" 2>/dev/null && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
+    while ! grep -q '^PMI_SIZE=' "$tmp/ms.out" 2>/dev/null && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
     port=$(sed -n 's/^PMI_PORT=//p' "$tmp/ms.out")
     "$mc" run -q --persona mpich-4.0-pmi2 --jobid kvs_x --trace "$tmp/rec.trace" --port "$port" "$s" >"$tmp/mc.out" 2>&1 ||
         { fail "mpich-4.0-pmi2 against the strict server"; cat "$tmp/mc.out"; }
@@ -118,7 +120,7 @@ failing)
     "$ms" -n 1 --listen tcp --timeout 60 >"$tmp/ms.out" 2>"$tmp/ms.err" &
     spid=$!
     i=0
-    while ! grep -q '^PMI_PORT=' "$tmp/ms.out" 2>/dev/null && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
+    while ! grep -q '^PMI_SIZE=' "$tmp/ms.out" 2>/dev/null && [ $i -lt 100 ]; do i=$((i + 1)); sleep 0.05; done
     port=$(sed -n 's/^PMI_PORT=//p' "$tmp/ms.out")
     "$mc" run --port "$port" "$tmp/wrong.trace" >"$tmp/mc.out" 2>&1
     rc=$?

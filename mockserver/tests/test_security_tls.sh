@@ -34,7 +34,7 @@ openssl x509 -req -in srv.csr -CA good-ca.pem -CAkey good-ca.key -CAcreateserial
     > srv.out 2> srv.err &
 spid=$!
 i=0
-while ! grep -q '^PMI_PORT=' srv.out 2>/dev/null; do
+while ! grep -q '^PMI_TLS_CA=' srv.out 2>/dev/null; do
     i=$((i + 1)); [ $i -gt 100 ] && fail "server did not start"; sleep 0.1
 done
 PORT=$(sed -n 's/^PMI_PORT=//p' srv.out)

@@ -133,8 +133,28 @@ static int parse_header(lp *p, pmt_trace *t)
         free(comment);
         if (rc)
             return nomem(p);
+    } else if (w == 6 && memcmp(word, "server", 6) == 0) {
+        /* server directives (directive.c): v2 only, kept apart from the headers */
+        if (t->version < 2)
+            return perr(p, 0, "@server directives need a v2 file (first line \"" PMT_MAGIC_V2
+                              "\")");
+        pmt_directive d;
+        size_t pos = 0;
+        char err[200];
+        if (pmt_directive_parse(val, vn, &d, &pos, err, sizeof err))
+            return perr(p, vi + pos, "@server: %s", err);
+        d.line = p->line;
+        d.trigger_col += (uint32_t)vi + 1;
+        if (d.data)
+            d.data_col += (uint32_t)vi + 1;
+        int rc = pmt_add_directive(t, &d);
+        pmt_directive_free(&d);
+        if (rc)
+            return perr(p, vi, "@server: out of memory (or a directive that cannot be kept)");
+        return 0;
     } else {
-        return perr(p, 0, "unknown header '@%.*s' (expected @source, @meta, @env or @expect)",
+        return perr(p, 0, "unknown header '@%.*s' (expected @source, @meta, @env, @expect or "
+                          "@server)",
                     (int)(w > 40 ? 40 : w), word);
     }
     t->headers[t->nheaders - 1].line = p->line;

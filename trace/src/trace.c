@@ -19,8 +19,11 @@ void pmt_trace_free(pmt_trace *t)
     }
     for (size_t i = 0; i < t->nevents; i++)
         free(t->events[i].data);
+    for (size_t i = 0; i < t->ndirectives; i++)
+        pmt_directive_free(&t->directives[i]);
     free(t->headers);
     free(t->events);
+    free(t->directives);
     pmt_trace_init(t);
 }
 

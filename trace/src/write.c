@@ -107,12 +107,16 @@ static int write_header(FILE *f, const pmt_header *h)
 int pmt_write(FILE *f, const pmt_trace *t, pmt_annotate_fn annotate, void *ctx)
 {
     bool v2 = t->version >= 2;
+    v2 |= t->ndirectives > 0;
     for (size_t i = 0; i < t->nevents && !v2; i++)
         v2 = pmt_event_is_v2(&t->events[i]);
     if (fputs(v2 ? PMT_MAGIC_V2 "\n" : PMT_MAGIC "\n", f) == EOF)
         return -1;
     for (size_t i = 0; i < t->nheaders; i++)
         if (write_header(f, &t->headers[i]))
+            return -1;
+    for (size_t i = 0; i < t->ndirectives; i++)
+        if (pmt_write_directive(f, &t->directives[i]))
             return -1;
     for (size_t i = 0; i < t->nevents; i++) {
         const pmt_event *ev = &t->events[i];

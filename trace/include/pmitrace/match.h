@@ -120,6 +120,27 @@ const pmt_match_opts *pmt_match_opts_default(void);
 bool pmt_match(const pmt_pattern *p, const pmc_msg *m, pmt_vars *v, const pmt_match_opts *o,
                const char *kvskey, char *why, size_t whylen);
 
+/* ------------------------------------------------------------- triggers */
+
+/* The request selector of a server directive (pmt_directive.trigger): a
+ * pattern whose wire may be left out (then v1 and v2 requests both match)
+ * and that allows keys it does not name, as if it ended in "...". */
+typedef struct pmt_trigger {
+    bool any;        /* "*" / NULL text: every request */
+    bool anywire;    /* no wire given: p (v2) or p1 (v1) */
+    pmt_pattern p, p1;
+} pmt_trigger;
+
+/* Compile trigger text (NULL or "*": any request).  Returns 0, or -1 with a
+ * message and the 0-based offset in the text of what is wrong. */
+int pmt_trigger_compile(const char *text, pmt_trigger *t, size_t *errpos, char *err,
+                        size_t errlen);
+/* Does request m match?  Captures (${name}) bind in v on a match. */
+bool pmt_trigger_match(const pmt_trigger *t, const pmc_msg *m, pmt_vars *v);
+/* The command name the trigger requires; NULL for "*". */
+const char *pmt_trigger_cmd(const pmt_trigger *t);
+void pmt_trigger_free(pmt_trigger *t);
+
 /* --------------------------------------------------------------- runner */
 
 typedef enum pmt_act_kind {

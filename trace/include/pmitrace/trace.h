@@ -106,6 +106,46 @@ typedef struct pmt_header {
     uint32_t line;
 } pmt_header;
 
+/* ------------------------------------------------------- server scripts
+ *
+ * "@server [rank=R] [nth=N] <trigger> -> <action> [args]" lines of a v2 file
+ * (traces/README.md, "Server scripts"): what the mock server does
+ * differently for the requests a trigger selects.  They stand with the
+ * headers and are kept in pmt_trace.directives (directive.c). */
+typedef enum pmt_saction {
+    PMT_SA_DELAY = 1,  /* delay MS: hold the response */
+    PMT_SA_SPLIT,      /* split OFFSET [gap MS]: write the response in two pieces */
+    PMT_SA_BEFORE,     /* before "bytes" | before msg <pattern>: unsolicited, first */
+    PMT_SA_AFTER,      /* after ...: unsolicited, after the response */
+    PMT_SA_ERROR,      /* error RC ["text"]: answer with rc and errmsg instead */
+    PMT_SA_REORDER,    /* reorder [MS]: let the next response overtake this one */
+    PMT_SA_DROP,       /* drop: close the connection instead of answering */
+    PMT_SA_KILL,       /* kill [SIGNAL]: kill the rank's process */
+    PMT_SA_FAIL_FENCE, /* fail-fence [RC ["text"]]: fences answered with an error */
+} pmt_saction;
+
+#define PMT_SPLIT_GAP_MS 100 /* split's default gap: long enough for two reads */
+
+typedef struct pmt_directive {
+    uint32_t line;       /* source line (0 when built in memory) */
+    uint32_t trigger_col, data_col; /* 1-based columns of the trigger and of the
+                                     * before/after body (0 when built in memory) */
+    int rank;            /* only this rank's requests; -1: any */
+    uint32_t nth;        /* 0: every selected request; N: the Nth of each connection */
+    char *trigger;       /* pattern text (match.h syntax, wire optional, extra keys
+                          * always allowed); NULL: any request ("*") */
+    pmt_saction action;
+    uint32_t ms;         /* DELAY; SPLIT's gap; REORDER's longest hold (0: server default) */
+    uint32_t offset;     /* SPLIT: bytes before the gap */
+    int rc;              /* ERROR (never 0), FAIL_FENCE (0: default 1) */
+    char *text;          /* ERROR / FAIL_FENCE errmsg; NULL: the server's default */
+    pmt_form form;       /* BEFORE/AFTER: PMT_FORM_RAW (data = bytes) or PMT_FORM_MSG
+                          * (data = pattern text, rendered by the codec) */
+    char *data;
+    size_t len;
+    int signo;           /* KILL: 0 = SIGKILL */
+} pmt_directive;
+
 typedef struct pmt_trace {
     int version;     /* 1 or 2: the magic line read; writers use 2 when a v2 field is set */
     pmt_header *headers;
@@ -113,6 +153,8 @@ typedef struct pmt_trace {
     pmt_event *events;
     size_t nevents;
     size_t cap_headers, cap_events; /* private */
+    pmt_directive *directives; /* "@server" lines, in file order (v2) */
+    size_t ndirectives, cap_directives;
 } pmt_trace;
 
 void pmt_trace_init(pmt_trace *t);
@@ -152,6 +194,19 @@ int pmt_read_stream(FILE *f, pmt_trace *t, pmt_error *e);
 typedef const char *(*pmt_annotate_fn)(const pmt_event *ev, void *ctx);
 int pmt_write(FILE *f, const pmt_trace *t, pmt_annotate_fn annotate, void *ctx);
 int pmt_write_event(FILE *f, const pmt_event *ev, const char *comment);
+
+/* Server directives (directive.c).  Parse the text after "@server ":
+ * returns 0, or -1 with a message and the 0-based offset of the bad token
+ * in *errpos.  d owns its strings afterwards (pmt_directive_free). */
+int pmt_directive_parse(const char *text, size_t len, pmt_directive *d, size_t *errpos, char *err,
+                        size_t errlen);
+void pmt_directive_free(pmt_directive *d);
+/* Append a copy of d (its strings are copied).  0, or -1 (no memory, or a
+ * directive that cannot be written: see pmt_write_directive). */
+int pmt_add_directive(pmt_trace *t, const pmt_directive *d);
+/* One "@server ..." line in canonical form; the reader reads it back equal. */
+int pmt_write_directive(FILE *f, const pmt_directive *d);
+const char *pmt_saction_name(pmt_saction a); /* "delay", ... "fail-fence"; "?" */
 
 /* "C>S" / "S>C" for a stream written by `from`. */
 const char *pmt_dir_name(pmt_side from);

@@ -1,0 +1,253 @@
+/* Helpers shared by the pmi1/, frame/ and robust/ case files: building wire
+ * bytes with the encoder and damaging them on purpose (nothing here formats
+ * wire text by hand: even a replacement length field is taken from a frame
+ * the encoder wrote), and grading what a server does with bad input.
+ * Header-only (static inline) because case files are self-registering
+ * translation units. */
+#ifndef PCF_CASES_DAMAGE_H
+#define PCF_CASES_DAMAGE_H
+
+#include "pcf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* How long a victim waits after an answer or a close before it reports: a
+ * server that ends the whole job should get to do it first, so the case is
+ * graded "job-killed" and not "closed". */
+enum { PCFD_GRACE_MS = 1500 };
+
+static inline void pcfd_pause_ms(unsigned ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+/* Encode e in dialect d (NULL: strict), appending to out. */
+static inline int pcfd_encode(pcf_ctx *c, pmc_enc *e, const pmc_dialect *d, pmc_out *out)
+{
+    pmc_error err;
+    if (pmc_enc_end(e, d, out, &err) != 0) {
+        char b[256];
+        pmc_error_format(&err, b, sizeof b);
+        pcf_observe(c, "harness-error", "encoder: %s", b);
+        return -1;
+    }
+    return 0;
+}
+
+/* A strict-dialect copy with one field changed (lower-case booleans, B1 junk). */
+static inline const pmc_dialect *pcfd_dialect_lower_bool(void)
+{
+    static pmc_dialect d;
+    d = pmc_dialect_strict;
+    d.name = "strict-bool-lower";
+    d.bool_lower = true;
+    return &d;
+}
+
+static inline long pcfd_find(const pmc_out *o, size_t from, const char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = from; n && i + n <= o->len; i++)
+        if (memcmp(o->buf + i, s, n) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* Remove n bytes at `at`. */
+static inline void pcfd_cut(pmc_out *o, size_t at, size_t n)
+{
+    if (at > o->len)
+        return;
+    if (at + n > o->len)
+        n = o->len - at;
+    memmove(o->buf + at, o->buf + at + n, o->len - at - n);
+    o->len -= n;
+}
+
+/* Insert n bytes at `at`; 0 or -1 (no memory). */
+static inline int pcfd_insert(pmc_out *o, size_t at, const void *p, size_t n)
+{
+    if (at > o->len || pmc_out_reserve(o, n) != 0)
+        return -1;
+    memmove(o->buf + at + n, o->buf + at, o->len - at);
+    memcpy(o->buf + at, p, n);
+    o->len += n;
+    return 0;
+}
+
+/* The canonical six-byte length field for a body of n bytes (n >= 6), taken
+ * from a frame the encoder wrote: "cmd=x;" padded with one pair. */
+static inline int pcfd_len_field(size_t n, char field[6])
+{
+    pmc_enc e;
+    pmc_out out = { 0 };
+    pmc_error err;
+    if (n < 6 || n > 999999)
+        return -1;
+    if (n <= 8) {
+        char name[4] = "xxx";
+        name[n - 5] = 0; /* cmd=x; cmd=xx; cmd=xxx; */
+        pmc_enc_begin(&e, PMC_WIRE_V2, name);
+        if (pmc_enc_end(&e, NULL, &out, &err) != 0)
+            return -1;
+    } else {
+        char *pad = malloc(n - 8);
+        if (!pad)
+            return -1;
+        memset(pad, 'p', n - 9);
+        pad[n - 9] = 0; /* cmd=x; + p=<n-9>; */
+        pmc_enc_begin(&e, PMC_WIRE_V2, "x");
+        pmc_enc_str(&e, "p", pad);
+        int rc = pmc_enc_end(&e, NULL, &out, &err);
+        free(pad);
+        if (rc != 0) {
+            pmc_out_free(&out);
+            return -1;
+        }
+    }
+    int ok = out.len == n + 6;
+    if (ok)
+        memcpy(field, out.buf, 6);
+    pmc_out_free(&out);
+    return ok ? 0 : -1;
+}
+
+/* Rewrite the length field of the frame at `at` to the body that follows it
+ * up to `end` (after bytes were cut from or added to the body). */
+static inline int pcfd_fix_len(pmc_out *o, size_t at, size_t end)
+{
+    char f[6];
+    if (end < at + 6 || pcfd_len_field(end - at - 6, f) != 0)
+        return -1;
+    memcpy(o->buf + at, f, 6);
+    return 0;
+}
+
+/* Send bytes and observe "closed"/"no-answer" on failure (pcf_send_raw). */
+static inline int pcfd_send(pcf_ctx *c, const pmc_out *o)
+{
+    if (pcf_send_raw(c, o->buf, o->len) == 0)
+        return 0;
+    pws_wait_eof(pcf_session(c), pws_deadline_ms(PCFD_GRACE_MS));
+    pcfd_pause_ms(PCFD_GRACE_MS);
+    return -1;
+}
+
+/* Collective destructive cases start with a fence: rank 0 has recorded the
+ * case as started before it fences, so if the server then ends the job the
+ * case is charged with it (and not the launch before it). */
+static inline int pcfd_collective_start(pcf_ctx *c)
+{
+    return pcf_kvs_fence(c);
+}
+
+/* End of a collective destructive case: when the server closed this rank's
+ * connection, ranks other than 0 wait before they report, so that rank 0
+ * records the case before these ranks leave and the launcher reacts to
+ * their end (which would otherwise race with rank 0's record). */
+static inline void pcfd_collective_end(pcf_ctx *c)
+{
+    if (pcf_rank(c) != 0 && pws_eof(pcf_session(c)))
+        pcfd_pause_ms(5000);
+}
+
+/* After bad bytes: wait for the answer and classify it.
+ *   reply NULL: any message counts as the answer.
+ *   "accepted"        the answer has rc=0 (or no rc)
+ *   "error-response"  rc != 0, connection kept open
+ *   "error-then-close" rc != 0, then the server closed
+ *   "other-then-close" another message (Slurm's finalize-response), then closed
+ *   "wrong-response"  another message, connection kept open
+ *   "closed"          closed without an answer
+ *   "no-answer"       nothing before the deadline
+ * want_thrid: an error answer without it is "thrid-lost" (ERR-9). */
+static inline void pcfd_grade(pcf_ctx *c, const char *reply, const char *want_thrid)
+{
+    pmc_msg m;
+    pmc_error err;
+    char b[300];
+    pws_result r = pcf_recv(c, &m, &err);
+    if (r == PWS_MSG) {
+        long long rc = 0;
+        int h = pcf_rc(&m, &rc);
+        pmc_slice info;
+        /* V1CMD-22: without rc, a PMI-1 name-service answer says it in info */
+        if (h == 0 && pmc_msg_get(&m, "info", &info) && !pmc_slice_eq(info, "ok"))
+            h = 1, rc = 1;
+        bool named = !reply || pmc_slice_eq(m.name, reply);
+        pcf_show(&m, b, sizeof b);
+        if (named && (h != 1 || rc == 0)) {
+            pcf_observe(c, "accepted", "answered as if valid: %s", b);
+            return;
+        }
+        if (named && want_thrid && !pmc_slice_eq(m.thrid, want_thrid)) {
+            pcf_observe(c, "thrid-lost", "the error answer lacks thrid=%s: %s", want_thrid, b);
+            return;
+        }
+        pws_result e = pws_wait_eof(pcf_session(c), pws_deadline_ms(PCFD_GRACE_MS));
+        if (e == PWS_EOF)
+            pcf_observe(c, named ? "error-then-close" : "other-then-close", "%s, then closed", b);
+        else
+            pcf_observe(c, named ? "error-response" : "wrong-response",
+                        "%s (connection kept open)", b);
+        return;
+    }
+    if (r == PWS_EOF) {
+        pcfd_pause_ms(PCFD_GRACE_MS);
+        pcf_observe(c, "closed", "the server closed the connection without an answer");
+        return;
+    }
+    if (r == PWS_TIMEOUT) {
+        pcf_observe(c, "no-answer", "neither an answer nor a close within the deadline");
+        return;
+    }
+    pmc_error_format(&err, b, sizeof b);
+    pcf_observe(c, "bad-response", "%s: %s", pws_result_name(r), b);
+}
+
+/* Session decoder limits large enough for the oversized values some cases
+ * provoke (the default limits refuse values above 1024 bytes). */
+static inline void pcfd_big_limits(pcf_ctx *c, bool on)
+{
+    pmc_decoder_opts o;
+    pmc_decoder_opts_default(&o);
+    if (on) {
+        o.limits.max_key = 4096;
+        o.limits.max_val = 1u << 20;
+        o.limits.max_frame = 999999;
+        o.limits.max_line = 1u << 20;
+    }
+    pws_set_decoder_opts(pcf_session(c), &o);
+}
+
+/* ---- outcome tables ---------------------------------------------------- */
+
+#define PCFD_KILLED                                                                              \
+    { "job-killed", PCF_FAIL, "ERR-1", "the server ended the job" },                             \
+    { "sender-killed", PCF_NON_STRICT, "ERR-4", "only the sender was ended" },                   \
+    { "others-affected", PCF_FAIL, "ERR-2", "other connections stopped being served" }
+
+/* A broken framing (ERR-5): the connection must close; an answer first is fine. */
+#define PCFD_FRAMING(cl)                                                                         \
+    { "closed", PCF_PASS, "ERR-5", "closed the connection" },                                    \
+    { "error-then-close", PCF_PASS, "ERR-5", "answered with an error, then closed" },            \
+    { "other-then-close", PCF_PASS, "ERR-5", "answered something, then closed" },                \
+    { "error-response", PCF_DEVIATES, "ERR-5", "answered but kept reading a broken stream" },    \
+    { "wrong-response", PCF_DEVIATES, "ERR-5", "answered but kept reading a broken stream" },    \
+    { "accepted", PCF_DEVIATES, cl, "read the broken frame as valid" },                          \
+    PCFD_KILLED
+
+/* A delimited message the server should reject (ERR-3, ERR-4). */
+#define PCFD_DELIMITED(cl)                                                                       \
+    { "error-response", PCF_PASS, NULL, "answered with an error" },                              \
+    { "error-then-close", PCF_PASS, NULL, "answered with an error, then closed" },               \
+    { "closed", PCF_DEVIATES, "ERR-4", "closed without an answer" },                             \
+    { "other-then-close", PCF_DEVIATES, "ERR-4", "closed after an unrelated answer" },            \
+    { "accepted", PCF_DEVIATES, cl, "answered rc=0" },                                           \
+    PCFD_KILLED
+
+#endif

@@ -1,0 +1,693 @@
+/* pmi1/...: the PMI-1 commands beyond the basics: advertised limits, the
+ * barrier as a real barrier, PMI-1.2 group barriers, the name service,
+ * values at the edges of the line grammar, line framing, abort, finalize,
+ * spawn.  Run with --pmi 1 (or --launch). */
+#include "damage.h"
+
+#include <stdlib.h>
+
+/* ---- maxes and limits --------------------------------------------------- */
+
+static int maxes(pcf_ctx *c, long long *kv, long long *k, long long *v)
+{
+    const pcf_handshake *h = pcf_hs(c);
+    pmc_msg m;
+    pmc_error err;
+    if (pcf_decode(c, h->maxes_raw, h->maxes_len, &m, &err) != 0 ||
+        pmc_msg_get_int(&m, "kvsname_max", kv) != 1 || pmc_msg_get_int(&m, "keylen_max", k) != 1 ||
+        pmc_msg_get_int(&m, "vallen_max", v) != 1) {
+        pcf_observe(c, "no-maxes", "no usable maxes line at start-up");
+        return -1;
+    }
+    return 0;
+}
+
+static void run_kvsname_fits(pcf_ctx *c)
+{
+    long long kv, k, v;
+    if (maxes(c, &kv, &k, &v))
+        return;
+    size_t n = strlen(pcf_kvsname(c));
+    if (n == 0 || (long long)n >= kv)
+        pcf_observe(c, "too-long", "kvsname of %zu bytes, kvsname_max=%lld", n, kv);
+    else
+        pcf_observe(c, "ok", "kvsname of %zu bytes fits kvsname_max=%lld", n, kv);
+}
+
+/* Put a key of klen bytes and a value of vlen bytes, barrier, get it back. */
+static void put_barrier_get(pcf_ctx *c, size_t klen, size_t vlen)
+{
+    char *key = malloc(klen + 1), *val = malloc(vlen + 1), *got = malloc(vlen + 64);
+    if (!key || !val || !got) {
+        pcf_observe(c, "harness-error", "out of memory");
+        goto out;
+    }
+    snprintf(key, klen + 1, "%s-r%d-", pcf_tag(c), pcf_rank(c));
+    size_t k0 = strlen(key);
+    if (klen > k0)
+        memset(key + k0, 'K', klen - k0);
+    key[klen] = 0;
+    memset(val, 'V', vlen);
+    val[vlen] = 0;
+    pcfd_big_limits(c, true);
+    bool found = false;
+    if (pcf_kvs_put(c, key, val) == 0 && pcf_kvs_fence(c) == 0 &&
+        pcf_kvs_get(c, key, &found, got, vlen + 64, NULL) == 0) {
+        if (found && strlen(got) == vlen)
+            pcf_observe(c, "ok", "%zu-byte key and %zu-byte value stored whole", klen, vlen);
+        else if (found)
+            pcf_observe(c, "truncated", "put a %zu-byte value with rc=0, got %zu bytes", vlen,
+                        strlen(got));
+        else
+            pcf_observe(c, "truncated", "put a %zu-byte key with rc=0, not found after the "
+                                        "barrier (stored under a shortened key)", klen);
+    }
+    pcfd_big_limits(c, false);
+out:
+    free(key);
+    free(val);
+    free(got);
+}
+
+static void run_limits_honoured(pcf_ctx *c)
+{
+    long long kv, k, v;
+    if (maxes(c, &kv, &k, &v))
+        return;
+    if (k < 2 || v < 2 || k > 4096 || v > 1 << 20) {
+        pcf_observe(c, "no-maxes", "keylen_max=%lld vallen_max=%lld out of range", k, v);
+        pcf_kvs_fence(c);
+        return;
+    }
+    put_barrier_get(c, (size_t)k - 1, (size_t)v - 1);
+}
+
+static void run_value_1024(pcf_ctx *c) { put_barrier_get(c, 24, 1024); }
+static void run_key_64(pcf_ctx *c) { put_barrier_get(c, 64, 8); }
+
+static void run_put_rc(pcf_ctx *c)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s-put-r%d", pcf_tag(c), pcf_rank(c));
+    pmc_enc e;
+    pmc_msg m;
+    char b[200];
+    long long rc = -1;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "put");
+    pmc_enc_str(&e, "kvsname", pcf_kvsname(c));
+    pmc_enc_str(&e, "key", key);
+    pmc_enc_str(&e, "value", "v");
+    if (pcf_call(c, &e, "put_result", &m) == 0) {
+        if (pcf_rc(&m, &rc) == 1 && rc == 0)
+            pcf_observe(c, "ok", "%s", pcf_show(&m, b, sizeof b));
+        else
+            pcf_observe(c, "bad-rc", "%s", pcf_show(&m, b, sizeof b));
+    }
+}
+
+static void run_value_last(pcf_ctx *c)
+{
+    char key[64], got[64];
+    snprintf(key, sizeof key, "%s-last-r%d", pcf_tag(c), pcf_rank(c));
+    pmc_msg m;
+    bool found;
+    char b[300];
+    if (pcf_kvs_put(c, key, "lastval") || pcf_kvs_fence(c) ||
+        pcf_kvs_get(c, key, &found, got, sizeof got, &m))
+        return;
+    if (!found)
+        pcf_observe(c, "not-visible", "%s", pcf_show(&m, b, sizeof b));
+    else if (!pmc_slice_eq(m.pairs[m.npairs - 1].key, "value"))
+        pcf_observe(c, "value-not-last", "%s", pcf_show(&m, b, sizeof b));
+    else
+        pcf_observe(c, "ok", "%s", pcf_show(&m, b, sizeof b));
+}
+
+static void run_foreign_kvsname(pcf_ctx *c)
+{
+    pmc_enc e;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "get");
+    pmc_enc_str(&e, "kvsname", "pcf-no-such-kvs");
+    pmc_enc_str(&e, "key", "pcf-never");
+    if (pcf_send(c, &e) == 0)
+        pcfd_grade(c, "get_result", NULL);
+}
+
+/* ---- barriers ------------------------------------------------------------ */
+
+/* Rank 0 puts a key half a second late, just before its barrier_in; every
+ * other rank must find it after barrier_out.  A server that answered the
+ * barrier before rank 0 arrived is caught; a true barrier always passes. */
+static void run_true_barrier(pcf_ctx *c)
+{
+    char key[64], got[64];
+    snprintf(key, sizeof key, "%s-late", pcf_tag(c));
+    if (pcf_rank(c) == 0) {
+        pcfd_pause_ms(500);
+        if (pcf_kvs_put(c, key, "late") || pcf_kvs_fence(c))
+            return;
+        pcf_observe(c, "ok", "entered the barrier 500 ms late");
+        return;
+    }
+    bool found;
+    if (pcf_kvs_fence(c) || pcf_kvs_get(c, key, &found, got, sizeof got, NULL))
+        return;
+    if (found && strcmp(got, "late") == 0)
+        pcf_observe(c, "ok", "barrier_out came after rank 0's late barrier_in");
+    else
+        pcf_observe(c, "early", "after barrier_out, rank 0's key put just before its "
+                                "barrier_in is not there: barrier_out came early");
+}
+
+/* PMI-1.2 group barriers, only when the server announced subversion >= 2. */
+static int announced_subversion(pcf_ctx *c)
+{
+    const pcf_handshake *h = pcf_hs(c);
+    pmc_msg m;
+    pmc_error err;
+    long long s = -1;
+    if (pcf_decode(c, h->init_raw, h->init_len, &m, &err) == 0)
+        pmc_msg_get_int(&m, "pmi_subversion", &s);
+    return (int)s;
+}
+
+static void group_barrier(pcf_ctx *c, const char *scope, bool member)
+{
+    int sv = announced_subversion(c);
+    if (sv < 2) {
+        pcf_observe(c, "not-1.2", "the server announced 1.%d: no group barriers", sv);
+        return;
+    }
+    if (!member) {
+        pcf_observe(c, "ok", "not in the group");
+        return;
+    }
+    char group[80], tag[40];
+    snprintf(tag, sizeof tag, "%u%s", 7u, pcf_tag(c) + 1); /* digits and letters, no ':' */
+    snprintf(group, sizeof group, "%s:%s", scope, tag);
+    pmc_enc e;
+    pmc_msg m;
+    char b[200];
+    long long rc = 0;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "barrier_in");
+    pmc_enc_str(&e, "group", group);
+    if (pcf_call(c, &e, "barrier_out", &m) != 0)
+        return;
+    pcf_show(&m, b, sizeof b);
+    if (pcf_rc(&m, &rc) == 1 && rc != 0)
+        pcf_observe(c, "refused", "group=%s: %s", group, b);
+    else {
+        pmc_slice t;
+        if (pmc_msg_get(&m, "tag", &t) && pmc_slice_eq(t, tag))
+            pcf_observe(c, "ok", "group=%s: %s", group, b);
+        else
+            pcf_observe(c, "wrong-tag", "group=%s: %s", group, b);
+    }
+}
+
+static void run_group_world(pcf_ctx *c) { group_barrier(c, "WORLD", true); }
+static void run_group_node(pcf_ctx *c) { group_barrier(c, "NODE", true); }
+static void run_group_list(pcf_ctx *c) { group_barrier(c, "0,1", pcf_rank(c) < 2); }
+
+/* ---- name service ------------------------------------------------------- */
+
+/* 1 success, 0 failure (rc, else info: V1CMD-22), -1 after observing. */
+static int name_call(pcf_ctx *c, const char *cmd, const char *reply, const char *svc,
+                     const char *port, pmc_msg *m)
+{
+    pmc_enc e;
+    pmc_enc_begin(&e, PMC_WIRE_V1, cmd);
+    pmc_enc_str(&e, "service", svc);
+    if (port)
+        pmc_enc_str(&e, "port", port);
+    if (pcf_call(c, &e, reply, m) != 0)
+        return -1;
+    long long rc;
+    int h = pcf_rc(m, &rc);
+    if (h == 1)
+        return rc == 0;
+    pmc_slice info;
+    if (pmc_msg_get(m, "info", &info))
+        return pmc_slice_eq(info, "ok");
+    char b[200];
+    pcf_observe(c, "no-outcome", "neither rc nor info: %s", pcf_show(m, b, sizeof b));
+    return -1;
+}
+
+static void svc_name(pcf_ctx *c, const char *what, char *out, size_t n)
+{
+    snprintf(out, n, "%s-%s-r%d", pcf_tag(c), what, pcf_rank(c));
+}
+
+static void run_publish_lookup(pcf_ctx *c)
+{
+    char svc[64], port[64], b[200];
+    svc_name(c, "svc", svc, sizeof svc);
+    snprintf(port, sizeof port, "port-%d", pcf_rank(c));
+    pmc_msg m;
+    int r = name_call(c, "publish_name", "publish_result", svc, port, &m);
+    if (r < 0)
+        return;
+    if (!r) {
+        pcf_observe(c, "publish-failed", "%s", pcf_show(&m, b, sizeof b));
+        return;
+    }
+    r = name_call(c, "lookup_name", "lookup_result", svc, NULL, &m);
+    pmc_slice p;
+    if (r == 1 && pmc_msg_get(&m, "port", &p) && pmc_slice_eq(p, port))
+        pcf_observe(c, "ok", "lookup gave the port back: %s", pcf_show(&m, b, sizeof b));
+    else if (r >= 0)
+        pcf_observe(c, "lookup-wrong", "%s", pcf_show(&m, b, sizeof b));
+    name_call(c, "unpublish_name", "unpublish_result", svc, NULL, &m);
+}
+
+static void run_publish_rc(pcf_ctx *c)
+{
+    char svc[64], b[200];
+    svc_name(c, "rc", svc, sizeof svc);
+    pmc_msg m;
+    long long rc;
+    if (name_call(c, "publish_name", "publish_result", svc, "p", &m) < 0)
+        return;
+    if (pcf_rc(&m, &rc) != 1)
+        pcf_observe(c, "no-rc", "%s", pcf_show(&m, b, sizeof b));
+    else
+        pcf_observe(c, "ok", "%s", pcf_show(&m, b, sizeof b));
+    name_call(c, "unpublish_name", "unpublish_result", svc, NULL, &m);
+}
+
+static void run_lookup_miss(pcf_ctx *c)
+{
+    char svc[64], b[200];
+    svc_name(c, "never", svc, sizeof svc);
+    pmc_msg m;
+    int r = name_call(c, "lookup_name", "lookup_result", svc, NULL, &m);
+    if (r == 0)
+        pcf_observe(c, "ok", "%s", pcf_show(&m, b, sizeof b));
+    else if (r == 1)
+        pcf_observe(c, "found", "a name nobody published: %s", pcf_show(&m, b, sizeof b));
+}
+
+static void run_unpublish(pcf_ctx *c)
+{
+    char svc[64], b[200];
+    svc_name(c, "unp", svc, sizeof svc);
+    pmc_msg m;
+    if (name_call(c, "publish_name", "publish_result", svc, "p", &m) != 1) {
+        if (!pcf_observed(c))
+            pcf_observe(c, "publish-failed", "%s", pcf_show(&m, b, sizeof b));
+        return;
+    }
+    int r1 = name_call(c, "unpublish_name", "unpublish_result", svc, NULL, &m);
+    if (r1 < 0)
+        return;
+    if (r1 != 1) {
+        pcf_observe(c, "unpublish-failed", "%s", pcf_show(&m, b, sizeof b));
+        return;
+    }
+    int r2 = name_call(c, "unpublish_name", "unpublish_result", svc, NULL, &m);
+    if (r2 == 0)
+        pcf_observe(c, "ok", "removed once, then 'not published': %s", pcf_show(&m, b, sizeof b));
+    else if (r2 == 1)
+        pcf_observe(c, "unpublish-twice", "a second unpublish succeeded: %s",
+                    pcf_show(&m, b, sizeof b));
+}
+
+static void run_duplicate(pcf_ctx *c)
+{
+    char svc[64], b[200];
+    svc_name(c, "dup", svc, sizeof svc);
+    pmc_msg m;
+    if (name_call(c, "publish_name", "publish_result", svc, "first", &m) != 1) {
+        if (!pcf_observed(c))
+            pcf_observe(c, "publish-failed", "%s", pcf_show(&m, b, sizeof b));
+        return;
+    }
+    int r = name_call(c, "publish_name", "publish_result", svc, "second", &m);
+    if (r == 0)
+        pcf_observe(c, "ok", "the duplicate was refused: %s", pcf_show(&m, b, sizeof b));
+    else if (r == 1)
+        pcf_observe(c, "replaced", "the duplicate was accepted: %s", pcf_show(&m, b, sizeof b));
+    name_call(c, "unpublish_name", "unpublish_result", svc, NULL, &m);
+}
+
+/* ---- values --------------------------------------------------------------- */
+
+static void round_trip(pcf_ctx *c, const char *what, const char *val)
+{
+    char key[64], got[128];
+    snprintf(key, sizeof key, "%s-%s-r%d", pcf_tag(c), what, pcf_rank(c));
+    bool found;
+    pmc_msg m;
+    char b[200];
+    if (pcf_kvs_put(c, key, val) || pcf_kvs_fence(c) ||
+        pcf_kvs_get(c, key, &found, got, sizeof got, &m))
+        return;
+    if (found && strcmp(got, val) == 0)
+        pcf_observe(c, "ok", "\"%s\" came back unchanged", val);
+    else if (found)
+        pcf_observe(c, "altered", "put \"%s\", got \"%s\"", val, got);
+    else
+        pcf_observe(c, "lost", "not found after the barrier: %s", pcf_show(&m, b, sizeof b));
+}
+
+static void run_backslash(pcf_ctx *c) { round_trip(c, "bs", "a\\\\b\\c"); }
+static void run_equals(pcf_ctx *c) { round_trip(c, "eq", "a=b=c"); }
+static void run_empty(pcf_ctx *c)
+{
+    if (pcfd_collective_start(c) == 0)
+        round_trip(c, "empty", "");
+    pcfd_collective_end(c);
+}
+
+/* "value=a b c": the encoder cannot write it (V1-9); write "aXbXc" and
+ * damage it.  V1-5: the value ends at the first space; V1-7: "b" and "c"
+ * are bare words to ignore. */
+static void run_space(pcf_ctx *c)
+{
+    char key[64], got[64];
+    snprintf(key, sizeof key, "%s-sp-r%d", pcf_tag(c), pcf_rank(c));
+    pmc_enc e;
+    pmc_out o = { 0 };
+    pmc_msg m;
+    char b[200];
+    pmc_enc_begin(&e, PMC_WIRE_V1, "put");
+    pmc_enc_str(&e, "kvsname", pcf_kvsname(c));
+    pmc_enc_str(&e, "key", key);
+    pmc_enc_str(&e, "value", "aXbXc");
+    if (pcfd_encode(c, &e, NULL, &o) != 0)
+        return;
+    long at = pcfd_find(&o, 0, "=aXbXc");
+    if (at < 0) {
+        pcf_observe(c, "harness-error", "value not found in the encoded line");
+        pmc_out_free(&o);
+        return;
+    }
+    o.buf[at + 2] = ' ';
+    o.buf[at + 4] = ' ';
+    long long rc = -1;
+    if (pcfd_collective_start(c) == 0 && pcfd_send(c, &o) == 0 &&
+        pcf_expect(c, "put_result", &m) == 0) {
+        bool refused = pcf_rc(&m, &rc) == 1 && rc != 0;
+        pcf_show(&m, b, sizeof b);
+        bool found = false;
+        if (pcf_kvs_fence(c) == 0) {
+            if (refused)
+                pcf_observe(c, "refused", "%s", b);
+            else if (pcf_kvs_get(c, key, &found, got, sizeof got, NULL) == 0) {
+                if (found && strcmp(got, "a") == 0)
+                    pcf_observe(c, "ok", "stored \"a\", the bare words ignored");
+                else
+                    pcf_observe(c, "altered", "stored \"%s\"%s", got, found ? "" : " (not found)");
+            }
+        }
+    }
+    pmc_out_free(&o);
+    pcfd_collective_end(c);
+}
+
+/* ---- line framing ------------------------------------------------------- */
+
+/* get_maxes, damaged by `how`; the answer must equal the start-up maxes. */
+static void maxes_variant(pcf_ctx *c, int how)
+{
+    pmc_enc e;
+    pmc_out o = { 0 };
+    pmc_enc_begin(&e, PMC_WIRE_V1, how == 2 ? "get" : "get_maxes");
+    if (how == 2) {
+        pmc_enc_str(&e, "kvsname", pcf_kvsname(c));
+        pmc_enc_str(&e, "key", "PMI_process_mapping");
+    } else if (how == 3) {
+        pmc_enc_str(&e, "pcfbare", "Z");
+    }
+    if (pcfd_encode(c, &e, NULL, &o) != 0)
+        return;
+    const char *reply = how == 2 ? "get_result" : "maxes";
+    if (how == 1) { /* CRLF */
+        pcfd_insert(&o, o.len - 1, "\r", 1);
+    } else if (how == 2) { /* runs of spaces and a trailing space */
+        long sp;
+        size_t from = 0;
+        while ((sp = pcfd_find(&o, from, " ")) >= 0) {
+            pcfd_insert(&o, (size_t)sp, "  ", 2);
+            from = (size_t)sp + 3;
+        }
+        pcfd_insert(&o, o.len - 1, " ", 1);
+    } else if (how == 3) { /* a bare word */
+        long at = pcfd_find(&o, 0, "=Z");
+        if (at >= 0)
+            pcfd_cut(&o, (size_t)at, 2);
+    }
+    pmc_msg m;
+    char b[300];
+    long long rc = 0;
+    if (pcfd_send(c, &o) == 0 && pcf_expect(c, reply, &m) == 0) {
+        pcf_show(&m, b, sizeof b);
+        if (pcf_rc(&m, &rc) == 1 && rc != 0)
+            pcf_observe(c, "rejected", "%s", b);
+        else
+            pcf_observe(c, "ok", "%s", b);
+    }
+    pmc_out_free(&o);
+}
+
+static void run_crlf(pcf_ctx *c) { maxes_variant(c, 1); }
+static void run_spaces(pcf_ctx *c) { maxes_variant(c, 2); }
+static void run_bare_word(pcf_ctx *c) { maxes_variant(c, 3); }
+
+static void run_line_split(pcf_ctx *c)
+{
+    pmc_enc e;
+    pmc_out o = { 0 };
+    pmc_msg m;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "get_universe_size");
+    if (pcfd_encode(c, &e, NULL, &o) != 0)
+        return;
+    size_t cuts[] = { 5, 11, o.len - 1 }; /* inside the name, and before the LF */
+    int rc = pws_send_split(pcf_session(c), o.buf, o.len, cuts, 3, 30, pcf_deadline(c));
+    if (rc)
+        pcf_observe(c, "closed", "write failed: %s", pws_result_name(rc));
+    else if (pcf_expect(c, "universe_size", &m) == 0)
+        pcf_observe(c, "ok", "a line in four writes was answered");
+    pmc_out_free(&o);
+}
+
+static void run_line_coalesced(pcf_ctx *c)
+{
+    pmc_enc e;
+    pmc_out o = { 0 };
+    pmc_msg m;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "get_appnum");
+    if (pcfd_encode(c, &e, NULL, &o) != 0)
+        return;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "get_universe_size");
+    if (pcfd_encode(c, &e, NULL, &o) == 0 && pcfd_send(c, &o) == 0 &&
+        pcf_expect(c, "appnum", &m) == 0 && pcf_expect(c, "universe_size", &m) == 0)
+        pcf_observe(c, "ok", "two lines in one write, two answers in order");
+    pmc_out_free(&o);
+}
+
+/* ---- abort, finalize, spawn ------------------------------------------------- */
+
+/* Rank 1 aborts with exit code 7; every rank then waits for the job to end
+ * (rank 0's results file marks the case, the launcher's status is in the
+ * report).  Nobody may get an answer to abort. */
+static void run_abort(pcf_ctx *c)
+{
+    /* rank 0 has marked the case started before it fences: after this
+     * barrier the end of the job is charged to this case */
+    if (pcfd_collective_start(c) != 0)
+        return;
+    if (pcf_rank(c) == 1) {
+        pmc_enc e;
+        pmc_enc_begin(&e, PMC_WIRE_V1, "abort");
+        pmc_enc_int(&e, "exitcode", 7);
+        if (pcf_send(c, &e) != 0)
+            return;
+    }
+    pmc_msg m;
+    pmc_error err;
+    char b[200];
+    pws_result r = pws_wait_eof(pcf_session(c), pcf_deadline(c));
+    if (r == PWS_MSG && pcf_recv(c, &m, &err) == PWS_MSG)
+        pcf_observe(c, "answered", "abort was answered: %s", pcf_show(&m, b, sizeof b));
+    else if (r == PWS_EOF) {
+        pcfd_pause_ms(3000); /* the job should end now */
+        pcf_observe(c, "closed", "the connection closed but the job kept running");
+    } else
+        pcf_observe(c, "not-ended", "the job still runs after abort");
+}
+
+static void run_finalize(pcf_ctx *c)
+{
+    pmc_enc e;
+    pmc_msg m;
+    char b[200];
+    long long rc = 0;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "finalize");
+    if (pcf_call(c, &e, "finalize_ack", &m) != 0)
+        return;
+    pcf_show(&m, b, sizeof b);
+    if (pcf_rc(&m, &rc) == 1 && rc != 0) {
+        pcf_observe(c, "rejected", "%s", b);
+        return;
+    }
+    pws_result r = pws_wait_eof(pcf_session(c), pws_deadline_ms(PCFD_GRACE_MS));
+    pcf_observe(c, "ok", "%s%s", b, r == PWS_EOF ? ", then the server closed (CONN-5)" : "");
+}
+
+static void run_spawn(pcf_ctx *c)
+{
+    pmc_enc e;
+    pmc_msg m;
+    char b[200];
+    long long rc = -1;
+    pmc_enc_begin(&e, PMC_WIRE_V1_MCMD, "spawn");
+    pmc_enc_int(&e, "nprocs", 1);
+    pmc_enc_str(&e, "execname", "/bin/true");
+    pmc_enc_int(&e, "totspawns", 1);
+    pmc_enc_int(&e, "spawnssofar", 1);
+    pmc_enc_int(&e, "argcnt", 0);
+    pmc_enc_int(&e, "preput_num", 0);
+    pmc_enc_int(&e, "info_num", 0);
+    if (pcf_call(c, &e, "spawn_result", &m) != 0)
+        return;
+    pcf_show(&m, b, sizeof b);
+    if (pcf_rc(&m, &rc) == 1 && rc == 0)
+        pcf_observe(c, "ok", "%s", b);
+    else
+        pcf_observe(c, "refused", "%s", b);
+}
+
+#define LOST_V1                                                                                  \
+    { "job-killed", PCF_FAIL, "ERR-1", "the server ended the job" },                             \
+    { "sender-killed", PCF_NON_STRICT, "ERR-4", "the server ended the process" },                \
+    { "closed", PCF_DEVIATES, "ERR-4", "closed the connection without an answer" },              \
+    { "others-affected", PCF_FAIL, "ERR-2", "other connections stopped being served" }
+
+static const pcf_case cases[] = {
+    { .id = "pmi1/maxes/kvsname-fits", .desc = "the kvsname fits the announced kvsname_max",
+      .clause = "V1CMD-5", .expected = "strlen(kvsname) < kvsname_max",
+      .flags = PCF_V1, .run = run_kvsname_fits,
+      .outcomes = { { "no-maxes", PCF_DEVIATES, NULL, "no usable maxes" } } },
+    { .id = "pmi1/maxes/limits-honoured",
+      .desc = "a key of keylen_max-1 and a value of vallen_max-1 bytes round-trip",
+      .clause = "LIMIT-4", .expected = "the whole key and value after the barrier",
+      .flags = PCF_V1, .run = run_limits_honoured,
+      .outcomes = { { "no-maxes", PCF_DEVIATES, "V1CMD-5", "no usable maxes" } } },
+    { .id = "pmi1/kvs/value-1024", .desc = "a 1024-byte value is stored whole (B9: cut to 1023)",
+      .clause = "LIMIT-1", .expected = "get_result rc=0 with the 1024 bytes",
+      .flags = PCF_V1, .run = run_value_1024,
+      .outcomes = { { "truncated", PCF_DEVIATES, "LIMIT-3", "stored shortened with rc=0" } } },
+    { .id = "pmi1/kvs/key-64", .desc = "a 64-byte key is stored whole (B9: cut to 63)",
+      .clause = "LIMIT-1", .expected = "get_result rc=0 for the 64-byte key",
+      .flags = PCF_V1, .run = run_key_64,
+      .outcomes = { { "truncated", PCF_DEVIATES, "LIMIT-3", "stored shortened with rc=0" } } },
+    { .id = "pmi1/kvs/put", .desc = "put is answered put_result rc=0",
+      .clause = "V1CMD-9", .expected = "cmd=put_result rc=0",
+      .flags = PCF_V1, .run = run_put_rc },
+    { .id = "pmi1/kvs/value-last", .desc = "get_result puts value last (Flux needs it; M5)",
+      .clause = "PAIR-2", .expected = "cmd=get_result rc=0 ... value=<v> with value last",
+      .flags = PCF_V1, .run = run_value_last,
+      .outcomes = { { "not-visible", PCF_FAIL, "V1CMD-15", "not found after the barrier" } } },
+    { .id = "pmi1/kvs/foreign-kvsname",
+      .desc = "a get naming another kvsname is refused, not fatal (M3)",
+      .clause = "V1CMD-11", .expected = "cmd=get_result rc!=0 and the job goes on",
+      .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_foreign_kvsname,
+      .outcomes = { PCFD_DELIMITED("V1CMD-11") } },
+    { .id = "pmi1/barrier/true-barrier",
+      .desc = "barrier_out waits for every rank's barrier_in (rank 0 comes 500 ms late)",
+      .clause = "V1CMD-14", .expected = "after barrier_out, rank 0's late put is visible",
+      .flags = PCF_V1, .min_ranks = 2, .run = run_true_barrier },
+    { .id = "pmi1/barrier/group-world",
+      .desc = "1.2: barrier_in group=WORLD:<tag> is answered barrier_out tag=<tag>",
+      .clause = "V1CMD-16", .expected = "cmd=barrier_out tag=<tag> (UNSUPPORTED on a 1.1 server)",
+      .flags = PCF_V1, .run = run_group_world,
+      .outcomes = { { "not-1.2", PCF_UNSUPPORTED, NULL, "a PMI-1.1 server" } } },
+    { .id = "pmi1/barrier/group-node",
+      .desc = "1.2: barrier_in group=NODE:<tag> is answered barrier_out tag=<tag>",
+      .clause = "V1CMD-16", .expected = "cmd=barrier_out tag=<tag> (UNSUPPORTED on a 1.1 server)",
+      .flags = PCF_V1, .run = run_group_node,
+      .outcomes = { { "not-1.2", PCF_UNSUPPORTED, NULL, "a PMI-1.1 server" } } },
+    { .id = "pmi1/barrier/group-list",
+      .desc = "1.2: a barrier of ranks 0 and 1 (group=0,1:<tag>) completes without the others",
+      .clause = "V1CMD-16", .expected = "cmd=barrier_out tag=<tag> to ranks 0 and 1",
+      .flags = PCF_V1, .min_ranks = 2, .run = run_group_list,
+      .outcomes = { { "not-1.2", PCF_UNSUPPORTED, NULL, "a PMI-1.1 server" } } },
+    { .id = "pmi1/name/publish-lookup",
+      .desc = "publish_name, then lookup_name gives the port back",
+      .clause = "V1CMD-22", .expected = "publish success; lookup_result with port=<the port>",
+      .flags = PCF_V1, .run = run_publish_lookup,
+      .outcomes = { { "publish-failed", PCF_DEVIATES, "NAME-1", "publish failed" },
+                    { "lookup-wrong", PCF_DEVIATES, "NAME-1", "lookup did not give the port" } } },
+    { .id = "pmi1/name/result-rc", .desc = "publish_result carries rc (S16: info only)",
+      .clause = "RC-2", .expected = "cmd=publish_result rc=0 ...",
+      .flags = PCF_V1, .run = run_publish_rc },
+    { .id = "pmi1/name/lookup-miss", .desc = "lookup_name of a name nobody published fails",
+      .clause = "NAME-5", .expected = "lookup_result with rc!=0 (or info=fail)",
+      .flags = PCF_V1, .run = run_lookup_miss },
+    { .id = "pmi1/name/unpublish",
+      .desc = "unpublish_name succeeds once, then fails for the removed name",
+      .clause = "NAME-6", .expected = "unpublish_result success, then failure",
+      .flags = PCF_V1, .run = run_unpublish,
+      .outcomes = { { "publish-failed", PCF_DEVIATES, "NAME-1", "publish failed" } } },
+    { .id = "pmi1/name/duplicate", .desc = "a second publish_name of the same name is refused (S19)",
+      .clause = "NAME-2", .expected = "the second publish_result fails",
+      .flags = PCF_V1, .run = run_duplicate,
+      .outcomes = { { "publish-failed", PCF_DEVIATES, "NAME-1", "publish failed" } } },
+    { .id = "pmi1/value/backslash", .desc = "backslashes in a value are taken literally (H10)",
+      .clause = "V1-10", .expected = "a\\\\b\\c comes back byte for byte",
+      .flags = PCF_V1, .run = run_backslash },
+    { .id = "pmi1/value/equals", .desc = "a value with '=' (\"a=b=c\") round-trips",
+      .clause = "V1-5", .expected = "a=b=c back",
+      .flags = PCF_V1, .run = run_equals },
+    { .id = "pmi1/value/empty", .desc = "an empty value (\"value=\") is stored and returned (H1)",
+      .clause = "V1-6", .expected = "cmd=get_result rc=0 value=",
+      .flags = PCF_V1 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .run = run_empty,
+      .outcomes = { { "job-killed", PCF_FAIL, "ERR-1", "the job ended" },
+                    { "closed", PCF_FAIL, "V1-6", "the connection was closed" } } },
+    { .id = "pmi1/value/space",
+      .desc = "\"value=a b c\": the value ends at the first space, the rest are bare words",
+      .clause = "V1-5", .expected = "put_result rc=0 and \"a\" stored, or rc!=0",
+      .flags = PCF_V1 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .run = run_space,
+      .outcomes = { { "refused", PCF_NON_STRICT, "V1-7", "rejected the line for its bare words" },
+                    { "job-killed", PCF_FAIL, "ERR-1", "the job ended" },
+                    { "closed", PCF_NON_STRICT, "ERR-4", "the connection was closed" } } },
+    { .id = "pmi1/line/crlf", .desc = "\"cmd=get_maxes\\r\\n\" is answered like get_maxes (H7)",
+      .clause = "V1-3", .expected = "cmd=maxes ... (the CR ignored)",
+      .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_crlf,
+      .outcomes = { { "rejected", PCF_DEVIATES, NULL, "answered with an error" },
+                    { "wrong-response", PCF_DEVIATES, NULL, "answered another command" }, LOST_V1 } },
+    { .id = "pmi1/line/extra-spaces",
+      .desc = "runs of spaces between pairs and a space before the LF are accepted",
+      .clause = "V1-4", .expected = "cmd=get_result rc=0 value=<the mapping>",
+      .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_spaces,
+      .outcomes = { { "rejected", PCF_DEVIATES, NULL, "answered with an error" }, LOST_V1 } },
+    { .id = "pmi1/line/bare-word", .desc = "a token without '=' is ignored (\"cmd=get_maxes pcfbare\")",
+      .clause = "V1-7", .expected = "cmd=maxes ...",
+      .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_bare_word,
+      .outcomes = { { "rejected", PCF_DEVIATES, NULL, "answered with an error" }, LOST_V1 } },
+    { .id = "pmi1/line/split", .desc = "a PMI-1 line written in four pieces is reassembled (S2)",
+      .clause = "CONN-1", .expected = "cmd=universe_size ...",
+      .flags = PCF_V1, .run = run_line_split },
+    { .id = "pmi1/line/coalesced", .desc = "two PMI-1 lines in one write get two answers (S2)",
+      .clause = "CONN-1", .expected = "cmd=appnum ..., then cmd=universe_size ...",
+      .flags = PCF_V1, .run = run_line_coalesced },
+    { .id = "pmi1/abort/exitcode",
+      .desc = "abort exitcode=7 from rank 1 ends the job without an answer",
+      .clause = "V1CMD-21", .expected = "no answer; the job ends (exit status 7 in the report)",
+      .flags = PCF_V1 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .min_ranks = 2, .run = run_abort,
+      .outcomes = { { "job-killed", PCF_PASS, NULL, "the job ended" },
+                    { "answered", PCF_FAIL, NULL, "abort was answered" },
+                    { "closed", PCF_FAIL, NULL, "a connection closed but the job went on" },
+                    { "not-ended", PCF_FAIL, NULL, "the job went on after abort" } } },
+    { .id = "pmi1/finalize/ack", .desc = "finalize is answered finalize_ack",
+      .clause = "V1CMD-17", .expected = "cmd=finalize_ack (rc=0 or no rc); the server may close",
+      .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_finalize },
+    { .id = "pmi1/spawn/result",
+      .desc = "an mcmd=spawn block of /bin/true gets one spawn_result",
+      .clause = "V1CMD-20", .expected = "cmd=spawn_result rc=0 (UNSUPPORTED when refused)",
+      .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_spawn,
+      .outcomes = { { "refused", PCF_UNSUPPORTED, NULL, "spawn refused" }, LOST_V1 } },
+};
+PCF_CASES(cases)

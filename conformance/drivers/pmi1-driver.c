@@ -1,0 +1,140 @@
+/* pmi1-driver: exercises the PMI-1 API (pmi.h) in a scripted sequence for
+ * `pmi2-conform client`.  Script from PCF_DRIVER_SCRIPT (or argv[1]):
+ *
+ *   all     every call of pmi.h but spawn (the default)
+ *   spawn   PMI_Spawn_multiple of one command
+ *   abort   PMI_Abort: the process must not wait for an answer
+ *   init    Init and Finalize only
+ *
+ * Output: one line per call, "pcf <call> rc=<int> [name=value ...]", strings
+ * as hex (x=<hex>).  Exit status: 0 when the script ran to its end. */
+#include <pmi.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void hex(const char *s, char *out, size_t on)
+{
+    static const char hx[] = "0123456789abcdef";
+    size_t j = 0;
+    for (; *s && j + 3 < on; s++) {
+        out[j++] = hx[(unsigned char)*s >> 4];
+        out[j++] = hx[(unsigned char)*s & 15];
+    }
+    out[j] = 0;
+}
+
+static void say(const char *call, int rc, const char *fmt, ...)
+{
+    char extra[4096] = "";
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(extra, sizeof extra, fmt, ap);
+        va_end(ap);
+    }
+    printf("pcf %s rc=%d%s%s\n", call, rc, *extra ? " " : "", extra);
+    fflush(stdout);
+}
+
+static void script_all(int rank, int size)
+{
+    int v = -1, rc;
+    say("PMI_Get_universe_size", PMI_Get_universe_size(&v), "size=%d", v);
+    say("PMI_Get_appnum", PMI_Get_appnum(&v), "appnum=%d", v);
+    int kmax = 0, nmax = 0, vmax = 0;
+    say("PMI_KVS_Get_name_length_max", PMI_KVS_Get_name_length_max(&nmax), "max=%d", nmax);
+    say("PMI_KVS_Get_key_length_max", PMI_KVS_Get_key_length_max(&kmax), "max=%d", kmax);
+    say("PMI_KVS_Get_value_length_max", PMI_KVS_Get_value_length_max(&vmax), "max=%d", vmax);
+    char kvs[1024] = "", hx[2200];
+    rc = PMI_KVS_Get_my_name(kvs, sizeof kvs);
+    hex(kvs, hx, sizeof hx);
+    say("PMI_KVS_Get_my_name", rc, "x=%s", hx);
+    int cs = -1;
+    say("PMI_Get_clique_size", PMI_Get_clique_size(&cs), "size=%d", cs);
+    int ranks[64] = { 0 };
+    if (cs > 0 && cs <= 64)
+        say("PMI_Get_clique_ranks", PMI_Get_clique_ranks(ranks, cs), "first=%d", ranks[0]);
+
+    char key[64], val[64], got[1100] = "";
+    snprintf(key, sizeof key, "pcf-k%d", rank);
+    snprintf(val, sizeof val, "v%d", rank);
+    say("PMI_KVS_Put", PMI_KVS_Put(kvs, key, val), NULL);
+    say("PMI_KVS_Commit", PMI_KVS_Commit(kvs), NULL);
+    say("PMI_Barrier", PMI_Barrier(), NULL);
+    snprintf(key, sizeof key, "pcf-k%d", size > 0 ? (rank + 1) % size : 0);
+    rc = PMI_KVS_Get(kvs, key, got, sizeof got);
+    hex(rc == PMI_SUCCESS ? got : "", hx, sizeof hx);
+    say("PMI_KVS_Get", rc, "x=%s", hx);
+    got[0] = 0;
+    say("PMI_KVS_Get:missing", PMI_KVS_Get(kvs, "pcf-missing", got, sizeof got), NULL);
+
+    char svc[64], port[64], p2[1100] = "";
+    snprintf(svc, sizeof svc, "pcf-svc%d", rank);
+    snprintf(port, sizeof port, "port-%d", rank);
+    say("PMI_Publish_name", PMI_Publish_name(svc, port), NULL);
+    rc = PMI_Lookup_name(svc, p2);
+    hex(rc == PMI_SUCCESS ? p2 : "", hx, sizeof hx);
+    say("PMI_Lookup_name", rc, "x=%s", hx);
+    say("PMI_Unpublish_name", PMI_Unpublish_name(svc), NULL);
+}
+
+static void script_spawn(void)
+{
+    const char *cmds[1] = { "/bin/true" };
+    const char *args[] = { "a", NULL };
+    const char **argvs[1] = { args };
+    int maxprocs[1] = { 1 }, infosizes[1] = { 0 }, errors[1] = { -1 };
+    const PMI_keyval_t *infos[1] = { NULL };
+    int rc = PMI_Spawn_multiple(1, cmds, argvs, maxprocs, infosizes, infos, 0, NULL, errors);
+    say("PMI_Spawn_multiple", rc, "error0=%d", errors[0]);
+}
+
+int main(int argc, char **argv)
+{
+    const char *script = getenv("PCF_DRIVER_SCRIPT");
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: pmi1-driver [SCRIPT]   (or PCF_DRIVER_SCRIPT=SCRIPT)\n"
+               "scripts: all spawn abort init\n"
+               "Run under a PMI-1 process manager; prints one 'pcf' line per call.\n"
+               "exit status: 0 the script ran to its end, 2 usage.\n");
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+        printf("pmi1-driver 1\n");
+        return 0;
+    }
+    if (argc > 1)
+        script = argv[1];
+    if (!script || !*script)
+        script = "all";
+    printf("pcf-driver api=pmi1 protocol=1 script=%s\n", script);
+    fflush(stdout);
+    int spawned = -1, rank = -1, size = -1;
+    int rc = PMI_Init(&spawned);
+    say("PMI_Init", rc, "spawned=%d", spawned);
+    PMI_BOOL in = PMI_FALSE;
+    say("PMI_Initialized", PMI_Initialized(&in), "initialized=%d", (int)in);
+    say("PMI_Get_rank", PMI_Get_rank(&rank), "rank=%d", rank);
+    say("PMI_Get_size", PMI_Get_size(&size), "size=%d", size);
+    if (rc == PMI_SUCCESS) {
+        if (strcmp(script, "all") == 0)
+            script_all(rank, size);
+        else if (strcmp(script, "spawn") == 0)
+            script_spawn();
+        else if (strcmp(script, "abort") == 0) {
+            PMI_Abort(1, "pcf abort");
+            say("PMI_Abort:returned", 0, NULL);
+            return 0;
+        } else if (strcmp(script, "init") != 0) {
+            fprintf(stderr, "pmi1-driver: unknown script '%s'\n", script);
+            return 2;
+        }
+    }
+    say("PMI_Finalize", PMI_Finalize(), NULL);
+    printf("pcf-end\n");
+    fflush(stdout);
+    return 0;
+}

@@ -1,0 +1,773 @@
+#define _GNU_SOURCE /* pipe2 */
+/* Client mode: the embedded mock server launches the client under test once
+ * per distinct run spec (persona, ranks, driver script, faults), each run
+ * bounded by the case deadline; an observer records every request and byte,
+ * and the client cases grade the recordings.  Results, reports, baselines
+ * and exit codes are server mode's. */
+#include "client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- registry */
+
+static pcf_entry *centries;
+static size_t ncentries, capcentries;
+
+void pcf_register_client(const pcf_ccase *cases, size_t n, const char *file)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (ncentries == capcentries) {
+            size_t nc = capcentries ? capcentries * 2 : 64;
+            pcf_entry *ne = realloc(centries, nc * sizeof *ne);
+            if (!ne)
+                return;
+            centries = ne;
+            capcentries = nc;
+        }
+        pcf_entry *e = &centries[ncentries];
+        e->c = &cases[i].c; /* first member: the entry leads back to the pcf_ccase */
+        e->file = file;
+        e->order = ncentries;
+        const char *slash = strrchr(cases[i].c.id, '/');
+        size_t sl = slash ? (size_t)(slash - cases[i].c.id) : strlen(cases[i].c.id);
+        if (sl >= sizeof e->section)
+            sl = sizeof e->section - 1;
+        memcpy(e->section, cases[i].c.id, sl);
+        e->section[sl] = 0;
+        ncentries++;
+    }
+}
+
+static int cmp_centry(const void *a, const void *b)
+{
+    const pcf_entry *x = a, *y = b;
+    bool hx = strstr(x->section, "/init") != NULL, hy = strstr(y->section, "/init") != NULL;
+    if (hx != hy)
+        return hx ? -1 : 1;
+    int s = strcmp(x->section, y->section);
+    if (s)
+        return s;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static const pcf_entry *client_cases(size_t *n)
+{
+    static bool sorted;
+    if (!sorted) {
+        qsort(centries, ncentries, sizeof *centries, cmp_centry);
+        sorted = true;
+    }
+    *n = ncentries;
+    return centries;
+}
+
+int pcf_client_registry_check(FILE *f)
+{
+    size_t n;
+    const pcf_entry *e = client_cases(&n);
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const pcf_case *c = e[i].c;
+        const pcf_ccase *cc = (const pcf_ccase *)c;
+        if (!c->id || strncmp(c->id, "client/", 7) != 0) {
+            fprintf(f, "%s: client case id '%s' is not under client/\n", e[i].file,
+                    c->id ? c->id : "(null)");
+            bad = 1;
+            continue;
+        }
+        for (size_t j = i + 1; j < n; j++)
+            if (strcmp(c->id, e[j].c->id) == 0) {
+                fprintf(f, "%s: case id %s registered twice\n", e[i].file, c->id);
+                bad = 1;
+            }
+        if (!pcf_clause_get(c->clause)) {
+            fprintf(f, "%s: case %s cites unknown clause %s\n", e[i].file, c->id,
+                    c->clause ? c->clause : "(none)");
+            bad = 1;
+        }
+        if (!c->desc || !c->expected || !cc->run || !(c->flags & (PCF_V1 | PCF_V2))) {
+            fprintf(f, "%s: case %s lacks a description, expectation, run function or "
+                       "protocol flag\n", e[i].file, c->id);
+            bad = 1;
+        }
+        for (int k = 0; k < PCF_MAX_OUTCOMES && c->outcomes[k].name; k++)
+            if (c->outcomes[k].clause && !pcf_clause_get(c->outcomes[k].clause)) {
+                fprintf(f, "%s: case %s outcome %s cites unknown clause %s\n", e[i].file, c->id,
+                        c->outcomes[k].name, c->outcomes[k].clause);
+                bad = 1;
+            }
+    }
+    return bad ? -1 : 0;
+}
+
+int pcf_client_list(const pcf_opts *o)
+{
+    size_t n;
+    const pcf_entry *e = client_cases(&n);
+    for (size_t i = 0; i < n; i++) {
+        const pcf_case *c = e[i].c;
+        if (!pcf_selected(c->id, o->globs, o->nglobs))
+            continue;
+        const pcf_clause *cl = pcf_clause_get(c->clause);
+        printf("%-44s %-12s %-9s %s%s\n", c->id, c->clause, cl ? cl->level_text : "?", c->desc,
+               (c->flags & PCF_V1) && !(c->flags & PCF_V2)   ? " [PMI-1 client]"
+               : (c->flags & PCF_V2) && !(c->flags & PCF_V1) ? " [PMI-2 client]"
+                                                             : "");
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- one run */
+
+typedef struct runner {
+    const pcf_opts *o;
+    const char *persona; /* --persona */
+    char **app;
+    pcf_crun **cache;
+    size_t ncache;
+    uint64_t t0;
+} runner;
+
+static runner R;
+
+typedef struct live {
+    pcf_crun *r;
+    pid_t *pid;
+    int *outfd, *errfd;
+    size_t *outcap;
+} live;
+
+static live L;
+
+static int rank_ok(int rank)
+{
+    return L.r && rank >= 0 && rank < L.r->np;
+}
+
+static void obs_request(void *ctx, int conn, int rank, const pmc_msg *m, const pmc_vreport *rep)
+{
+    (void)ctx;
+    (void)conn;
+    pcf_crun *r = L.r;
+    if (!r)
+        return;
+    if (r->nreq == r->capreq) {
+        size_t nc = r->capreq ? r->capreq * 2 : 64;
+        pcf_creq *nq = realloc(r->req, nc * sizeof *nq);
+        if (!nq)
+            return;
+        r->req = nq;
+        r->capreq = nc;
+    }
+    pcf_creq *q = &r->req[r->nreq];
+    memset(q, 0, sizeof *q);
+    q->raw = malloc(m->raw.len ? m->raw.len : 1);
+    if (!q->raw)
+        return;
+    r->nreq++;
+    memcpy(q->raw, m->raw.ptr, m->raw.len);
+    q->len = m->raw.len;
+    q->rank = rank;
+    q->wire = m->wire;
+    pmc_slice_copy(m->name, q->name, sizeof q->name);
+    q->notes = m->notes;
+    q->vnotes = rep->notes;
+    q->valid = rep->ok;
+    size_t k = 0;
+    for (size_t i = 0; i < rep->n; i++) {
+        if (rep->f[i].code == PMC_E_UNKNOWN_KEY) {
+            q->unknown_keys = true;
+        }
+        k += (size_t)snprintf(q->findings + k, k < sizeof q->findings ? sizeof q->findings - k : 0,
+                              "%s%s: %s", k ? "; " : "", pmc_errcode_name(rep->f[i].code),
+                              rep->f[i].detail);
+        if (k >= sizeof q->findings)
+            k = sizeof q->findings - 1;
+    }
+    q->thrid = m->thrid.ptr != NULL;
+    q->thrid_first = m->npairs > 0 && pmc_slice_eq(m->pairs[0].key, "thrid");
+    q->usec = pws_now_usec() - R.t0;
+    if (rank_ok(rank)) {
+        pcf_crank *k2 = &r->ranks[rank];
+        q->before_reply = k2->s2c == 0;
+        q->outstanding = k2->pending > 0;
+        if (!pmc_slice_eq(m->name, "abort"))
+            k2->pending++;
+    }
+    if (!r->proto && m->wire == PMC_WIRE_V1 && pmc_slice_eq(m->name, "init")) {
+        long long v;
+        if (pmc_msg_get_int(m, "pmi_version", &v) == 1)
+            r->proto = (int)v;
+    } else if (!r->proto && m->wire == PMC_WIRE_V2) {
+        r->proto = 2;
+    }
+}
+
+static void obs_bytes(void *ctx, int conn, int rank, bool from_client, const void *p, size_t n)
+{
+    (void)ctx;
+    (void)conn;
+    (void)p;
+    if (!rank_ok(rank))
+        return;
+    pcf_crank *k = &L.r->ranks[rank];
+    if (from_client) {
+        if (!k->s2c)
+            k->c2s_before_reply += n;
+    } else {
+        k->s2c += n;
+        if (k->pending > 0)
+            k->pending = 0; /* an answer went out: nothing of this rank is outstanding */
+    }
+}
+
+static void obs_decode_error(void *ctx, int conn, int rank, const pmc_error *e)
+{
+    (void)ctx;
+    (void)conn;
+    if (!rank_ok(rank) || L.r->ranks[rank].decode_err[0])
+        return;
+    pmc_error_format(e, L.r->ranks[rank].decode_err, sizeof L.r->ranks[rank].decode_err);
+}
+
+static void obs_event(void *ctx, int conn, int rank, const char *what, const char *why)
+{
+    (void)ctx;
+    (void)conn;
+    if (!rank_ok(rank))
+        return;
+    if (strcmp(what, "open") == 0)
+        L.r->ranks[rank].conns++;
+    else if (strcmp(what, "eof") == 0)
+        L.r->ranks[rank].eof = true;
+    else if (strcmp(what, "close") == 0 && !L.r->ranks[rank].close_why[0])
+        snprintf(L.r->ranks[rank].close_why, sizeof L.r->ranks[rank].close_why, "%s", why);
+}
+
+static void killer(void *ctx, pms_job *j, int rank, int signo)
+{
+    (void)ctx;
+    (void)j;
+    if (rank_ok(rank) && L.pid[rank] > 0)
+        kill(L.pid[rank], signo);
+}
+
+/* abort: kill every rank, as a launcher does (the client may wait for it) */
+static void on_abort(void *ctx, pms_job *j, int rank, bool world, int code, const char *msg)
+{
+    (void)ctx;
+    (void)j;
+    (void)rank;
+    (void)world;
+    (void)code;
+    (void)msg;
+    if (!L.r)
+        return;
+    L.r->aborted = true;
+    if (L.r->spec.abort_ignored)
+        return;
+    for (int i = 0; i < L.r->np; i++)
+        if (L.pid[i] > 0 && !L.r->ranks[i].exited)
+            kill(-L.pid[i], SIGKILL);
+}
+
+static void drain(int *fd, char **buf, size_t *len, size_t *cap, char *ring, size_t *rlen,
+                  size_t rcap)
+{
+    char tmp[4096];
+    for (;;) {
+        ssize_t n = read(*fd, tmp, sizeof tmp);
+        if (n > 0) {
+            if (buf) {
+                if (*len + (size_t)n + 1 > *cap) {
+                    size_t nc = (*len + (size_t)n + 1) * 2;
+                    char *nb = realloc(*buf, nc);
+                    if (!nb)
+                        return;
+                    *buf = nb;
+                    *cap = nc;
+                }
+                memcpy(*buf + *len, tmp, (size_t)n);
+                *len += (size_t)n;
+                (*buf)[*len] = 0;
+            } else {
+                size_t take = (size_t)n < rcap - 1 ? (size_t)n : rcap - 1;
+                if (*rlen + take >= rcap) { /* keep the tail */
+                    size_t drop = *rlen + take - (rcap - 1);
+                    memmove(ring, ring + drop, *rlen - drop);
+                    *rlen -= drop;
+                }
+                memcpy(ring + *rlen, tmp + n - take, take);
+                *rlen += take;
+                ring[*rlen] = 0;
+            }
+            continue;
+        }
+        if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+            close(*fd);
+            *fd = -1;
+        }
+        return;
+    }
+}
+
+static void pipes_cb(void *ctx, int fd, uint32_t events)
+{
+    (void)ctx;
+    (void)events;
+    for (int i = 0; L.r && i < L.r->np; i++) {
+        pcf_crank *k = &L.r->ranks[i];
+        if (L.outfd[i] == fd) {
+            drain(&L.outfd[i], &k->out, &k->outlen, &L.outcap[i], NULL, NULL, 0);
+        } else if (L.errfd[i] == fd) {
+            drain(&L.errfd[i], NULL, NULL, NULL, k->err, &k->errlen, sizeof k->err);
+        } else {
+            continue;
+        }
+        return;
+    }
+}
+
+static pid_t start_rank(pms_server *s, pms_job *j, pcf_crun *r, int rank, int *outfd, int *errfd)
+{
+    int fd = pms_attach_rank(s, j, rank);
+    int op[2], ep[2];
+    if (fd < 0)
+        return -1;
+    if (pipe2(op, O_CLOEXEC) < 0) {
+        close(fd);
+        return -1;
+    }
+    if (pipe2(ep, O_CLOEXEC) < 0) {
+        close(fd);
+        close(op[0]);
+        close(op[1]);
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(op[1], 1);
+        dup2(ep[1], 2);
+        int keep = fcntl(fd, F_GETFD);
+        fcntl(fd, F_SETFD, keep & ~FD_CLOEXEC);
+        char b[32];
+        snprintf(b, sizeof b, "%d", fd);
+        setenv("PMI_FD", b, 1);
+        snprintf(b, sizeof b, "%d", rank);
+        setenv("PMI_RANK", b, 1);
+        snprintf(b, sizeof b, "%d", r->np);
+        setenv("PMI_SIZE", b, 1);
+        setenv("PMI_JOBID", pms_job_id(j), 1);
+        const char *unset[] = { "PMI_PORT", "PMI_ID", "PMI_SPAWNED", "PMI_SOCKTYPE",
+                                "PMI_AUTH_SECRET", "PMI_AUTH_SECRET_FILE", "PMI_TOTALVIEW",
+                                NULL };
+        for (const char **u = unset; *u; u++)
+            unsetenv(*u);
+        setenv("PCF_DRIVER_SCRIPT", r->spec.script ? r->spec.script : "all", 1);
+        execvp(R.app[0], R.app);
+        fprintf(stderr, "pmi2-conform: cannot run %s: %s\n", R.app[0], strerror(errno));
+        _exit(127);
+    }
+    close(fd);
+    close(op[1]);
+    close(ep[1]);
+    if (pid < 0) {
+        close(op[0]);
+        close(ep[0]);
+        return -1;
+    }
+    setpgid(pid, pid);
+    fcntl(op[0], F_SETFL, O_NONBLOCK);
+    fcntl(ep[0], F_SETFL, O_NONBLOCK);
+    *outfd = op[0];
+    *errfd = ep[0];
+    pms_watch_fd(s, op[0], pipes_cb, NULL);
+    pms_watch_fd(s, ep[0], pipes_cb, NULL);
+    return pid;
+}
+
+static void execute(pcf_crun *r, unsigned timeout_ms)
+{
+    pms_config cfg;
+    pms_config_default(&cfg);
+    cfg.persona = r->persona;
+    cfg.log = fopen("/dev/null", "w");
+    pms_server *s = pms_server_new(&cfg);
+    if (!s) {
+        snprintf(r->error, sizeof r->error, "mock server: cannot start (persona %s)", r->persona);
+        if (cfg.log)
+            fclose(cfg.log);
+        return;
+    }
+    pms_observer ob = { .request = obs_request, .bytes = obs_bytes,
+                        .decode_error = obs_decode_error, .event = obs_event };
+    pms_set_observer(s, &ob);
+    pms_set_killer(s, killer, NULL);
+    pms_events ev = { .abort = on_abort };
+    pms_set_events(s, &ev);
+    int ids[PCF_CMAX_FAULTS];
+    for (int i = 0; i < r->spec.nfaults; i++)
+        ids[i] = pms_fault_add(s, &r->spec.faults[i]);
+    pms_job *j = pms_job_create(s, r->np, NULL);
+    if (j)
+        snprintf(r->jobid, sizeof r->jobid, "%s", pms_job_id(j));
+    pid_t pid[r->np];
+    int outfd[r->np], errfd[r->np];
+    size_t outcap[r->np];
+    L = (live){ r, pid, outfd, errfd, outcap };
+    for (int i = 0; i < r->np; i++) {
+        outfd[i] = errfd[i] = -1;
+        outcap[i] = 0;
+        pid[i] = j ? start_rank(s, j, r, i, &outfd[i], &errfd[i]) : -1;
+        if (pid[i] < 0) {
+            snprintf(r->error, sizeof r->error, "cannot start rank %d of %s", i, R.app[0]);
+            r->ranks[i].exited = true;
+        }
+    }
+    uint64_t t0 = pws_now_usec(), deadline = pws_deadline_ms(timeout_ms);
+    for (;;) {
+        bool all = true;
+        for (int i = 0; i < r->np; i++) {
+            if (pid[i] <= 0 || r->ranks[i].exited)
+                continue;
+            int st;
+            if (waitpid(pid[i], &st, WNOHANG) == pid[i]) {
+                r->ranks[i].exited = true;
+                r->ranks[i].status = st;
+                kill(-pid[i], SIGKILL); /* its own children */
+            } else {
+                all = false;
+            }
+        }
+        if (all)
+            break;
+        if (pws_now_usec() >= deadline) {
+            r->timed_out = true;
+            for (int i = 0; i < r->np; i++)
+                if (pid[i] > 0 && !r->ranks[i].exited) {
+                    kill(-pid[i], SIGKILL);
+                    waitpid(pid[i], &r->ranks[i].status, 0);
+                }
+            break;
+        }
+        pms_server_run(s, 20);
+    }
+    /* what is still in the pipes and sockets */
+    for (int k = 0; k < 10; k++)
+        pms_server_run(s, 5);
+    for (int i = 0; i < r->np; i++) {
+        if (outfd[i] >= 0) {
+            drain(&outfd[i], &r->ranks[i].out, &r->ranks[i].outlen, &outcap[i], NULL, NULL, 0);
+            if (outfd[i] >= 0) {
+                pms_unwatch_fd(s, outfd[i]);
+                close(outfd[i]);
+            }
+        }
+        if (errfd[i] >= 0) {
+            drain(&errfd[i], NULL, NULL, NULL, r->ranks[i].err, &r->ranks[i].errlen,
+                  sizeof r->ranks[i].err);
+            if (errfd[i] >= 0) {
+                pms_unwatch_fd(s, errfd[i]);
+                close(errfd[i]);
+            }
+        }
+    }
+    for (int i = 0; i < r->spec.nfaults; i++)
+        r->fired[i] = pms_fault_fired(s, ids[i]);
+    r->usec = pws_now_usec() - t0;
+    pms_server_free(s);
+    fclose(cfg.log);
+    L = (live){ 0 };
+    for (int i = 0; i < r->np; i++)
+        if (r->ranks[i].out && strstr(r->ranks[i].out, "pcf-driver "))
+            r->driver = true;
+}
+
+static bool same_spec(const pcf_cspec *a, const pcf_cspec *b)
+{
+    if (a->np != b->np || a->nfaults != b->nfaults || a->abort_ignored != b->abort_ignored || strcmp(a->persona, b->persona) ||
+        strcmp(a->script, b->script))
+        return false;
+    for (int i = 0; i < a->nfaults; i++) {
+        const pms_fault *x = &a->faults[i], *y = &b->faults[i];
+        if (x->kind != y->kind || x->nth != y->nth || x->rank != y->rank ||
+            x->delay_ms != y->delay_ms || x->offset != y->offset || x->rc != y->rc ||
+            x->after != y->after || x->len != y->len || x->signo != y->signo ||
+            strcmp(x->cmd ? x->cmd : "", y->cmd ? y->cmd : "") ||
+            strcmp(x->errmsg ? x->errmsg : "", y->errmsg ? y->errmsg : "") ||
+            (x->len && memcmp(x->data, y->data, x->len)))
+            return false;
+    }
+    return true;
+}
+
+const pcf_crun *pcf_client_run(pcf_ctx *c, const pcf_cspec *spec)
+{
+    pcf_cspec s = *spec;
+    if (!s.persona)
+        s.persona = R.persona;
+    if (!s.np)
+        s.np = R.o->np > 0 && R.o->np <= 64 ? R.o->np : 2;
+    if (!s.script)
+        s.script = "all";
+    for (size_t i = 0; i < R.ncache; i++)
+        if (same_spec(&R.cache[i]->spec, &s))
+            return R.cache[i];
+    pcf_crun *r = calloc(1, sizeof *r);
+    pcf_crun **nc = r ? realloc(R.cache, (R.ncache + 1) * sizeof *nc) : NULL;
+    if (!nc || !(r->ranks = calloc((size_t)s.np, sizeof *r->ranks))) {
+        free(r);
+        pcf_observe(c, "harness-error", "out of memory");
+        return NULL;
+    }
+    R.cache = nc;
+    R.cache[R.ncache++] = r;
+    r->spec = s; /* the strings are the cases' literals or --persona */
+    snprintf(r->persona, sizeof r->persona, "%s", s.persona);
+    r->np = s.np;
+    unsigned tmo = c->cur && c->cur->timeout_ms ? c->cur->timeout_ms : R.o->timeout_ms;
+    execute(r, tmo);
+    if (r->error[0]) {
+        pcf_observe(c, "harness-error", "%s", r->error);
+        return NULL;
+    }
+    return r;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+const pcf_creq *pcf_creq_find(const pcf_crun *r, int rank, const char *name, int nth)
+{
+    int seen = 0;
+    for (size_t i = 0; i < r->nreq; i++)
+        if ((rank < 0 || r->req[i].rank == rank) && strcmp(r->req[i].name, name) == 0 &&
+            ++seen == nth)
+            return &r->req[i];
+    return NULL;
+}
+
+size_t pcf_creq_count(const pcf_crun *r, int rank, const char *name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nreq; i++)
+        if ((rank < 0 || r->req[i].rank == rank) && (!name || strcmp(r->req[i].name, name) == 0))
+            n++;
+    return n;
+}
+
+const char *pcf_creq_names(const pcf_crun *r, int rank, char *buf, size_t n)
+{
+    size_t k = 0;
+    if (n)
+        buf[0] = 0;
+    for (size_t i = 0; i < r->nreq && k + 1 < n; i++)
+        if (r->req[i].rank == rank)
+            k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "", r->req[i].name);
+    return buf;
+}
+
+int pcf_creq_msg(pcf_ctx *c, const pcf_creq *q, pmc_msg *m)
+{
+    pmc_error err;
+    return pcf_decode(c, q->raw, q->len, m, &err);
+}
+
+const char *pcf_cshow(const char *p, size_t n, char *buf, size_t bn)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < n && j + 8 < bn; i++) {
+        unsigned char ch = (unsigned char)p[i];
+        if (ch == '\n')
+            j += (size_t)snprintf(buf + j, bn - j, "\\n");
+        else if (ch < 0x20 || ch > 0x7e)
+            j += (size_t)snprintf(buf + j, bn - j, "\\x%02x", ch);
+        else
+            buf[j++] = (char)ch;
+    }
+    if (bn)
+        buf[j < bn ? j : bn - 1] = 0;
+    return buf;
+}
+
+const char *pcf_cline(const pcf_crun *r, int rank, const char *call)
+{
+    if (rank < 0 || rank >= r->np || !r->ranks[rank].out)
+        return NULL;
+    size_t cl = strlen(call);
+    for (const char *p = r->ranks[rank].out; p && *p;) {
+        if (strncmp(p, "pcf ", 4) == 0 && strncmp(p + 4, call, cl) == 0 && p[4 + cl] == ' ')
+            return p + 4 + cl + 1;
+        p = strchr(p, '\n');
+        if (p)
+            p++;
+    }
+    return NULL;
+}
+
+bool pcf_cfield(const pcf_crun *r, int rank, const char *call, const char *key, char *buf,
+                size_t n)
+{
+    const char *l = pcf_cline(r, rank, call);
+    size_t kl = strlen(key);
+    while (l && *l && *l != '\n') {
+        if (strncmp(l, key, kl) == 0 && l[kl] == '=') {
+            const char *v = l + kl + 1;
+            size_t vl = strcspn(v, " \n");
+            snprintf(buf, n, "%.*s", (int)vl, v);
+            return true;
+        }
+        l += strcspn(l, " \n");
+        if (*l == ' ')
+            l++;
+    }
+    if (n)
+        buf[0] = 0;
+    return false;
+}
+
+bool pcf_crc(const pcf_crun *r, int rank, const char *call, long *rc)
+{
+    char b[32];
+    if (!pcf_cfield(r, rank, call, "rc", b, sizeof b))
+        return false;
+    *rc = strtol(b, NULL, 10);
+    return true;
+}
+
+bool pcf_cended(const pcf_crun *r, int rank)
+{
+    const pcf_crank *k = &r->ranks[rank];
+    return k->out && strstr(k->out, "\npcf-end\n") && k->exited && WIFEXITED(k->status) &&
+           WEXITSTATUS(k->status) == 0;
+}
+
+const char *pcf_cstatus(const pcf_crun *r, int rank, char *buf, size_t n)
+{
+    const pcf_crank *k = &r->ranks[rank];
+    if (r->timed_out && !WIFEXITED(k->status) && !WIFSIGNALED(k->status))
+        snprintf(buf, n, "still running at the deadline");
+    else if (WIFEXITED(k->status))
+        snprintf(buf, n, "exit %d", WEXITSTATUS(k->status));
+    else if (WIFSIGNALED(k->status))
+        snprintf(buf, n, "signal %d%s", WTERMSIG(k->status),
+                 r->timed_out ? " (killed at the deadline)" : "");
+    else
+        snprintf(buf, n, "status %d", k->status);
+    return buf;
+}
+
+/* ---------------------------------------------------------------- the run */
+
+static void free_run(pcf_crun *r)
+{
+    for (size_t i = 0; i < r->nreq; i++)
+        free(r->req[i].raw);
+    free(r->req);
+    for (int i = 0; i < r->np; i++)
+        free(r->ranks[i].out);
+    free(r->ranks);
+    free(r);
+}
+
+int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
+{
+    if (!app || !app[0]) {
+        fprintf(stderr, "pmi2-conform: client mode needs the program: pmi2-conform client "
+                        "[options] [GLOB...] -- PROGRAM [ARGS]\n");
+        return PCF_EXIT_USAGE;
+    }
+    if (!pms_persona_exists(persona)) {
+        fprintf(stderr, "pmi2-conform: unknown persona '%s' (strict, hydra-4.0, hydra-4.1, "
+                        "slurm)\n", persona);
+        return PCF_EXIT_USAGE;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    R = (runner){ .o = o, .persona = persona, .app = app, .t0 = pws_now_usec() };
+    pcf_results rs = { 0 };
+    size_t k = 0;
+    for (char **a = app; *a && k + 2 < sizeof rs.target; a++)
+        k += (size_t)snprintf(rs.target + k, sizeof rs.target - k, "%s%s", k ? " " : "", *a);
+    size_t n;
+    const pcf_entry *all = client_cases(&n);
+    pcf_ctx ctx = { .rank = 0, .size = 1, .o = o };
+    /* the reference run: which protocol the client speaks, whether it is a driver */
+    static const pcf_case probe = { .id = "client/probe", .clause = "INIT-1", .desc = "probe",
+                                    .expected = "", .flags = PCF_V1 | PCF_V2 };
+    pcf_ctx_begin_case(&ctx, &probe, "probe", o->timeout_ms);
+    const pcf_crun *ref = pcf_client_run(&ctx, &(pcf_cspec){ 0 });
+    int harness = ref ? 0 : 1;
+    if (ref && ref->nreq == 0) {
+        /* not a PMI client, or it could not start: nothing to grade */
+        char b[100];
+        fprintf(stderr, "pmi2-conform: %s sent no PMI request (rank 0: %s)%s%.300s\n", app[0],
+                pcf_cstatus(ref, 0, b, sizeof b), ref->ranks[0].errlen ? "; stderr: " : "",
+                ref->ranks[0].err);
+        for (size_t q = 0; q < R.ncache; q++)
+            free_run(R.cache[q]);
+        free(R.cache);
+        R.cache = NULL;
+        R.ncache = 0;
+        return PCF_EXIT_USAGE;
+    }
+    size_t total = 0, done = 0;
+    for (size_t i = 0; i < n; i++)
+        total += pcf_selected(all[i].c->id, o->globs, o->nglobs);
+    for (size_t i = 0; i < n; i++) {
+        const pcf_case *c = all[i].c;
+        if (!pcf_selected(c->id, o->globs, o->nglobs))
+            continue;
+        pcf_progress(o, done++, total, c->id);
+        pcf_result *res = pcf_results_get(&rs, &all[i]);
+        const char *skip = NULL;
+        if (!ref)
+            skip = "the program could not be run";
+        else if (ref->proto == 1 && !(c->flags & PCF_V1))
+            skip = "a PMI-2 client case; the program speaks PMI-1";
+        else if (ref->proto == 2 && !(c->flags & PCF_V2))
+            skip = "a PMI-1 client case; the program speaks PMI-2";
+        else if (ref->proto == 0 && !(c->flags & PCF_V1 && c->flags & PCF_V2))
+            skip = "the program sent no init line: its protocol is unknown";
+        else if ((c->flags & PCF_CDRIVER) && !ref->driver)
+            skip = "needs a driver's report lines (pmi2-driver / pmi1-driver)";
+        if (skip) {
+            pcf_result_skip(res, skip);
+            continue;
+        }
+        for (int it = 0; it < o->repeat; it++) {
+            char tag[32];
+            snprintf(tag, sizeof tag, "c%zui%d", i, it);
+            pcf_ctx_begin_case(&ctx, c, tag, c->timeout_ms ? c->timeout_ms : o->timeout_ms);
+            uint64_t t0 = pws_now_usec();
+            if (it > 0) { /* --repeat: fresh runs */
+                for (size_t q = 0; q < R.ncache; q++)
+                    free_run(R.cache[q]);
+                R.ncache = 0;
+            }
+            ((const pcf_ccase *)c)->run(&ctx);
+            if (!ctx.observed)
+                pcf_observe(&ctx, "harness-error", "the case observed nothing");
+            pcf_result_add_run(res, ctx.obs.verdict, ctx.obs.outcome, ctx.obs.clause,
+                               ctx.obs.detail, pws_now_usec() - t0);
+        }
+    }
+    pcf_progress_end(o);
+    if (ctx.scratch)
+        pmc_decoder_free(ctx.scratch);
+    for (size_t q = 0; q < R.ncache; q++)
+        free_run(R.cache[q]);
+    free(R.cache);
+    R.cache = NULL;
+    R.ncache = 0;
+    rs.seconds = (double)(pws_now_usec() - R.t0) / 1e6;
+    int code = pcf_report(&rs, o, stdout);
+    pcf_results_free(&rs);
+    return harness && code == 0 ? PCF_EXIT_USAGE : code;
+}

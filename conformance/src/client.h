@@ -1,0 +1,130 @@
+/* pmi2-conform client mode: the embedded mock server runs the client under
+ * test (any program: a driver linked against a PMI library, an MPI program)
+ * once per distinct run spec, records every request it sends, and client
+ * cases grade the recordings and the program's own report lines.
+ *
+ *   static void run_x(pcf_ctx *c) {
+ *       const pcf_crun *r = pcf_client_run(c, &(pcf_cspec){ .np = 1, .script = "all" });
+ *       if (!r) return;                              // observed harness-error/skip already
+ *       const pcf_creq *q = pcf_creq_find(r, 0, "kvs-put", 1);
+ *       ...; pcf_observe(c, "ok", "...");
+ *   }
+ *   static const pcf_ccase cases[] = { { .c = { .id = "client/kvs/put", ... }, .run = run_x } };
+ *   PCF_CLIENT_CASES(cases)
+ *
+ * A client case is a pcf_case (id, clause, outcome table, flags PCF_V1/PCF_V2
+ * for the protocol the client must speak) plus a run function; the registry
+ * of client cases is separate from the server cases', so server mode never
+ * sees them. */
+#ifndef PCF_CLIENT_H
+#define PCF_CLIENT_H
+
+#include "internal.h"
+#include "pmiserver/server.h"
+
+enum { PCF_CDRIVER = 1u << 8 }; /* needs the driver's report lines (pmi2-driver/pmi1-driver) */
+
+typedef struct pcf_ccase {
+    pcf_case c; /* c.run is unused */
+    void (*run)(pcf_ctx *c);
+} pcf_ccase;
+
+void pcf_register_client(const pcf_ccase *cases, size_t n, const char *file);
+#define PCF_CLIENT_CASES(arr)                                                                    \
+    __attribute__((constructor)) static void PCF_CASES_CAT(pcf_cregister_, __LINE__)(void)       \
+    {                                                                                            \
+        pcf_register_client(arr, sizeof(arr) / sizeof((arr)[0]), __FILE__);                     \
+    }
+
+/* What to run. Zero fields take the defaults: the run's --persona, -n (2), script "all". */
+enum { PCF_CMAX_FAULTS = 4 };
+typedef struct pcf_cspec {
+    const char *persona;
+    int np;
+    const char *script;             /* PCF_DRIVER_SCRIPT for the driver */
+    pms_fault faults[PCF_CMAX_FAULTS];
+    int nfaults;
+    bool abort_ignored;             /* abort does not kill the job (ABORT-8: who waits?) */
+} pcf_cspec;
+
+/* One request the client sent, as the server decoded it. */
+typedef struct pcf_creq {
+    int rank;
+    pmc_wire wire;
+    char name[64];
+    char *raw;
+    size_t len;
+    uint32_t notes;      /* codec notes: non-canonical forms */
+    uint32_t vnotes;     /* validation notes */
+    bool valid;          /* no fatal validation finding */
+    char findings[400];  /* "code: detail; ..." ("" when none) */
+    bool unknown_keys;   /* a key the schema does not know */
+    bool thrid;          /* carries thrid */
+    bool thrid_first;    /* ... as the first pair after cmd */
+    bool before_reply;   /* arrived before any byte of a response to this rank */
+    bool outstanding;    /* another request of this rank was still unanswered */
+    uint64_t usec;
+} pcf_creq;
+
+typedef struct pcf_crank {
+    char *out;           /* stdout */
+    size_t outlen;
+    char err[2048];      /* last bytes of stderr */
+    size_t errlen;
+    int status;          /* wait status */
+    bool exited;
+    size_t c2s_before_reply; /* client bytes received before the first server byte */
+    size_t s2c;          /* server bytes sent */
+    bool eof;            /* the client closed its connection */
+    char close_why[200];
+    char decode_err[300]; /* the first framing error of its stream */
+    int pending;         /* requests sent minus responses sent (approximate) */
+    int conns;           /* connections opened for this rank */
+} pcf_crank;
+
+typedef struct pcf_crun {
+    pcf_cspec spec;
+    char persona[32];
+    int np;
+    pcf_crank *ranks;
+    pcf_creq *req;
+    size_t nreq, capreq;
+    bool timed_out;
+    bool aborted;        /* a rank sent abort: the job was killed, as a launcher does */
+    bool driver;         /* printed "pcf-driver" */
+    int proto;           /* 1 or 2: the init line's pmi_version; 0 unknown */
+    char jobid[96];      /* the mock server's job id (PMI_JOBID, kvsname) */
+    int fired[PCF_CMAX_FAULTS];
+    uint64_t usec;
+    char error[256];     /* harness failure ("" when none) */
+} pcf_crun;
+
+/* Run the app under spec (or return the cached run of an identical spec).
+ * NULL after observing "harness-error" when it could not be started. */
+const pcf_crun *pcf_client_run(pcf_ctx *c, const pcf_cspec *spec);
+
+/* The nth (1-based) request named `name` from `rank` (-1: any), or NULL. */
+const pcf_creq *pcf_creq_find(const pcf_crun *r, int rank, const char *name, int nth);
+size_t pcf_creq_count(const pcf_crun *r, int rank, const char *name);
+/* "init, get_maxes, ..." : the names of rank's requests in order (truncated). */
+const char *pcf_creq_names(const pcf_crun *r, int rank, char *buf, size_t n);
+/* Decode a recorded request again (valid until the next call on this ctx). */
+int pcf_creq_msg(pcf_ctx *c, const pcf_creq *q, pmc_msg *m);
+/* Printable rendering of raw bytes (\xNN, \n), truncated. */
+const char *pcf_cshow(const char *p, size_t n, char *buf, size_t bn);
+
+/* The driver's report line of `call` on `rank` (first one), its rc, a field. */
+const char *pcf_cline(const pcf_crun *r, int rank, const char *call);
+bool pcf_crc(const pcf_crun *r, int rank, const char *call, long *rc);
+bool pcf_cfield(const pcf_crun *r, int rank, const char *call, const char *key, char *buf,
+                size_t n);
+bool pcf_cended(const pcf_crun *r, int rank); /* printed pcf-end and exited 0 */
+/* "exit 0", "signal 9", "still running" */
+const char *pcf_cstatus(const pcf_crun *r, int rank, char *buf, size_t n);
+
+/* Client mode entry (main.c). */
+int pcf_run_client(const pcf_opts *o, const char *persona, char **app);
+int pcf_client_list(const pcf_opts *o);
+int pcf_client_registry_check(FILE *f);
+
+#endif

@@ -1,0 +1,40 @@
+# Client mode (included from tests/CMakeLists.txt): our libpmiclient through
+# both drivers (label integration), clients written in the codec's client
+# dialects, whose documented deviations must be graded as SPEC.md says
+# (integration), and Debian's libmpich through an ordinary MPI program (peer).
+
+add_executable(pcf_dialect_client "${CMAKE_CURRENT_SOURCE_DIR}/dialect_client.c")
+target_link_libraries(pcf_dialect_client PRIVATE pmisession pmicodec)
+
+foreach(drv pmi2-driver pmi1-driver)
+    pmc_add_test(NAME "conformance.client.libpmiclient.${drv}"
+        COMMAND $<TARGET_FILE:pmi2-conform> client --timeout 10
+            --baseline "${pcf_bl}/client-libpmiclient.json" -- $<TARGET_FILE:${drv}>
+        LABELS integration TIMEOUT 300)
+endforeach()
+
+foreach(dialect strict mpich-4.0-client mpich-4.1-client slurm-client)
+    pmc_add_test(NAME "conformance.client.dialect.${dialect}"
+        COMMAND $<TARGET_FILE:pmi2-conform> client --timeout 5
+            --baseline "${pcf_bl}/client-dialect-${dialect}.json"
+            -- $<TARGET_FILE:pcf_dialect_client> ${dialect}
+        LABELS integration TIMEOUT 120)
+endforeach()
+
+# A deviation must fail the run: mpich-4.0-client graded without its baseline.
+pmc_add_test(NAME conformance.client.detects-deviation
+    COMMAND $<TARGET_FILE:pmi2-conform> client --timeout 5 -q client/frame
+        -- $<TARGET_FILE:pcf_dialect_client> mpich-4.0-client
+    LABELS integration TIMEOUT 120 WILL_FAIL)
+
+pmc_add_test(NAME conformance.client.usage
+    COMMAND sh -c "\"$1\" client; test $? -eq 2 || exit 1; \"$1\" client -- true; test $? -eq 2 || exit 1; \"$1\" client --persona nope -- true; test $? -eq 2"
+        sh $<TARGET_FILE:pmi2-conform>
+    LABELS integration)
+
+if(TARGET mpi_hello)
+    pmc_add_test(NAME conformance.client.libmpich
+        COMMAND $<TARGET_FILE:pmi2-conform> client --timeout 10
+            --baseline "${pcf_bl}/client-libmpich-4.0.2.json" -- $<TARGET_FILE:mpi_hello>
+        LABELS peer TIMEOUT 300)
+endif()
