@@ -1,5 +1,5 @@
 /* Encoder, dialects and pmc_out.  Expected bytes are real frames copied from
- * the captures in /work/shared/reference/transcripts (file named next to
+ * the captures in shared/reference/transcripts (file named next to
  * each); synthetic cases say so.  Independent of the decoder. */
 #include <check.h>
 #include <limits.h>
