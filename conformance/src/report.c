@@ -98,7 +98,8 @@ static void merge_traces(const pcf_results *rs, const pcf_case *c, merged *m)
         m->have = true;
     }
     closedir(d);
-    qsort(m->t.events, m->t.nevents, sizeof *m->t.events, cmp_ev);
+    if (m->t.nevents > 1)
+        qsort(m->t.events, m->t.nevents, sizeof *m->t.events, cmp_ev);
 }
 
 static const char *ev_name(const pmt_event *e)

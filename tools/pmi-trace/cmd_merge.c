@@ -100,7 +100,8 @@ int cmd_merge(int argc, char **argv)
                 snprintf(m->conn, sizeof m->conn, "r%ld.%zu", rank[k], c);
         }
     }
-    qsort(all, n, sizeof *all, cmp_mev);
+    if (n > 1)
+        qsort(all, n, sizeof *all, cmp_mev);
 
     pmt_trace o;
     pmt_trace_init(&o);

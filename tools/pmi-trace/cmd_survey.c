@@ -54,7 +54,8 @@ static void print_counters(const char *title, counters *c)
     printf("%s:", title);
     if (!c->n)
         printf(" none");
-    qsort(c->v, c->n, sizeof *c->v, by_count);
+    else /* qsort must not see the NULL array of an empty table */
+        qsort(c->v, c->n, sizeof *c->v, by_count);
     for (size_t i = 0; i < c->n; i++)
         printf("%s %s %lu", i ? "," : "", c->v[i].name, c->v[i].n);
     putchar('\n');
@@ -439,7 +440,8 @@ int cmd_survey(int argc, char **argv)
     if (!sv.defects.n)
         printf(" none");
     putchar('\n');
-    qsort(sv.defects.v, sv.defects.n, sizeof *sv.defects.v, by_count);
+    if (sv.defects.n > 1) /* an empty table has a NULL array */
+        qsort(sv.defects.v, sv.defects.n, sizeof *sv.defects.v, by_count);
     size_t nd;
     const defect *d = defects_all(&nd);
     for (size_t i = 0; i < sv.defects.n; i++)

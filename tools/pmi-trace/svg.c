@@ -76,7 +76,8 @@ int write_diagram(FILE *f, const pmt_trace *t, bool html, const char *title)
         if (k == nl)
             snprintf(lanes[nl++], PMT_CONN_MAX, "%s", t->events[i].conn);
     }
-    qsort(lanes, nl, sizeof lanes[0], lane_cmp);
+    if (nl > 1)
+        qsort(lanes, nl, sizeof lanes[0], lane_cmp);
     /* decode every stream in event order */
     row *rows = calloc(t->nevents * 4 + 1, sizeof *rows);
     size_t nr = 0, caprows = t->nevents * 4 + 1;

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Regenerate the published conformance reports in results/: pmi2-conform
+# against Debian's mpiexec.hydra (PMI-2 and PMI-1), every pmi-mockserver
+# persona, and the project's own client library (client mode).  Each target
+# gets results/<target>/report.html (one self-contained page) and
+# results/<target>/json/ (index.json, one JSON per case, the per-case wire
+# transcripts as traces).
+#
+#   conformance/publish.sh [BUILD_DIR]     (default build/default; built first if missing)
+#
+# Exit status: 0 when every report was written (whatever the verdicts), 1 otherwise.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/default}
+if [ ! -x "$build/conformance/pmi2-conform" ]; then
+    cmake --preset default && cmake --build --preset default -j2 || exit 1
+fi
+conform=$build/conformance/pmi2-conform
+mock=$build/mockserver/pmi-mockserver
+out=results
+rm -rf "$out"
+mkdir -p "$out"
+status=0
+
+server() { # name launcher [options...]
+    local name=$1 launch=$2
+    shift 2
+    mkdir -p "$out/$name"
+    "$conform" server --launch "$launch" --json "$out/$name/json" --html "$out/$name/report.html" \
+        "$@" >"$out/$name/console.txt" 2>&1
+    [ -f "$out/$name/json/index.json" ] || { echo "publish: no report for $name" >&2; status=1; }
+    tail -n 1 "$out/$name/console.txt" | sed "s/^/$name: /"
+}
+
+client() { # name program [args...]
+    local name=$1
+    shift
+    mkdir -p "$out/$name"
+    "$conform" client --json "$out/$name/json" --html "$out/$name/report.html" -- "$@" \
+        >"$out/$name/console.txt" 2>&1
+    [ -f "$out/$name/json/index.json" ] || { echo "publish: no report for $name" >&2; status=1; }
+    tail -n 1 "$out/$name/console.txt" | sed "s/^/$name: /"
+}
+
+if command -v mpiexec.hydra >/dev/null; then
+    server hydra-4.0.2 "mpiexec.hydra -n {n}"
+else
+    echo "publish: mpiexec.hydra not found; its report is not regenerated" >&2
+fi
+for p in strict hydra-4.0 hydra-4.1 slurm; do
+    t=5
+    [ "$p" = slurm ] && t=2 # Slurm's silence (S7) costs a deadline per case
+    server "mock-$p" "$mock -n {n} --persona $p --timeout 120 --" --timeout "$t"
+done
+client client-libpmiclient-pmi2 "$build/conformance/drivers/pmi2-driver"
+client client-libpmiclient-pmi1 "$build/conformance/drivers/pmi1-driver"
+exit $status
