@@ -15,6 +15,9 @@
 # only names in PMC_TEST_LABELS are accepted; a directory that needs a new
 # suite appends to that list first.
 #
+# Tests whose command is `sh`/`bash` also get the label `shell` (not a suite
+# of its own: a filter for wrappers such as scripts/valgrind.sh).
+#
 # Exit code 77 marks a test as skipped (automake convention), for tests whose
 # prerequisite (a peer binary, a capability) is absent at run time.
 
@@ -54,6 +57,14 @@ function(pmc_add_test)
     endif()
     if(NOT arg_TIMEOUT)
         set(arg_TIMEOUT 120)
+    endif()
+
+    # A test run through a shell script is labelled `shell` as well, so that
+    # tools wrapping the test command (valgrind memcheck) can leave it out:
+    # they would check the shell, not our code.
+    list(GET arg_COMMAND 0 arg_program)
+    if(arg_program MATCHES "^(sh|bash|/bin/sh|/bin/bash)$")
+        list(APPEND arg_LABELS shell)
     endif()
 
     add_test(NAME "${arg_NAME}" COMMAND ${arg_COMMAND}

@@ -4,6 +4,8 @@
 # pmi-mockserver itself for the spawn tests).  Tests driven by shell scripts
 # are left out: valgrind would check bash.  Timing assertions are skipped
 # (PMC_UNDER_VALGRIND); any memory error or definite leak fails the run.
+# Shell-driven tests carry the ctest label `shell` (cmake/PmcTest.cmake) and
+# are excluded by it; TLS tests are left out for OpenSSL's own noise.
 #
 #   scripts/valgrind.sh [BUILD_DIR]      (default: build/default, built if missing)
 set -euo pipefail
@@ -21,7 +23,7 @@ fi
 
 export PMC_UNDER_VALGRIND=1
 exec ctest --test-dir "$build" -T memcheck --output-on-failure -j2 \
-    -R '^integration\.mockserver\.' \
-    -E 'security\.tls|security\.secret-env|hooks|loop\.launcher' \
+    -R '^integration\.mockserver\.' -LE '^shell$' \
+    -E 'security\.tls' \
     --overwrite MemoryCheckCommand="$(command -v valgrind)" \
     --overwrite MemoryCheckCommandOptions="--error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite --track-fds=no --quiet"

@@ -175,8 +175,11 @@ static int case_split(void)
     size_t have = raw_reads(&T[0], buf, sizeof buf, 6, 2000, ch, 8, &nch);
     CHECK(have == 6 && nch == 1, "first read: %zu bytes in %zu reads", have, nch);
     long long first = ch[0].at_us;
-    size_t body = (size_t)atoi(buf);
-    CHECK(body > 0 && body < 400, "length field %.6s", buf);
+    char field[7]; /* the 6 bytes read so far are not NUL-terminated */
+    memcpy(field, buf, 6);
+    field[6] = '\0';
+    size_t body = (size_t)strtoul(field, NULL, 10);
+    CHECK(body > 0 && body < 400, "length field %s", field);
     size_t more = raw_reads(&T[0], buf + 6, sizeof buf - 6, body, 2000, ch, 8, &nch);
     CHECK(more == body, "rest: %zu of %zu bytes", more, body);
     CHECK(ch[0].at_us - first >= 190000, "gap of %lld us, not ~200 ms", ch[0].at_us - first);
