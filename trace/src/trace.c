@@ -183,7 +183,10 @@ int pmt_add_event(pmt_trace *t, pmt_kind kind, uint64_t usec, const char *conn, 
     ev->kind = kind;
     ev->usec = usec;
     strcpy(ev->conn, conn);
-    ev->side = side;
+    /* Only data and eof say which side they are on; the other kinds are the
+     * recorder's own and are written without one, so every producer (reader,
+     * importer, recorders) stores the same side the reader would. */
+    ev->side = kind == PMT_EV_DATA || kind == PMT_EV_EOF ? side : PMT_CLIENT;
     ev->data = dupn(data ? data : "", data ? len : 0);
     if (!ev->data)
         return -1;
