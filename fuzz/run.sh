@@ -20,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 build="${FUZZ_BUILD_DIR:-$root/build/fuzz}"
 
-all="v1_line v2_frame stream concat decode_buffer validate encode_roundtrip reencode auth trace_read"
+all="v1_line v2_frame stream concat decode_buffer validate encode_roundtrip reencode auth trace_read server"
 
 usage() {
     echo "usage: fuzz/run.sh SECONDS [HARNESS...]" >&2

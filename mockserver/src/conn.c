@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "pmitrace/trace.h"
@@ -150,7 +151,11 @@ static ssize_t conn_send(pms_conn *c, const void *p, size_t n, char *why, size_t
     if (c->tls)
         return pms_tls_write(c->tls, p, n, why, wn); /* same result codes */
     for (;;) {
-        ssize_t r = write(c->fd, p, n);
+        /* MSG_NOSIGNAL: a client that went away is this connection's error,
+         * not a SIGPIPE for whatever process embeds the server */
+        ssize_t r = send(c->fd, p, n, MSG_NOSIGNAL);
+        if (r < 0 && errno == ENOTSOCK)
+            r = write(c->fd, p, n);
         if (r > 0)
             return r;
         if (r < 0 && errno == EINTR)
