@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Regenerate the published conformance reports in results/: pmi2-conform
 # against Debian's mpiexec.hydra (PMI-2 and PMI-1), every pmi-mockserver
-# persona, and the project's own client library (client mode).  Each target
-# gets results/<target>/report.html (one self-contained page) and
-# results/<target>/json/ (index.json, one JSON per case, the per-case wire
-# transcripts as traces).
+# persona, the project's own client library and Debian's libmpich (client
+# mode).  Each target gets results/<target>/report.html (one self-contained
+# page, every case's transcript included), console.txt (the console report),
+# stderr.txt (what the launcher printed) and json/ (index.json, one JSON per
+# case, the per-case wire transcripts as traces).  The repository keeps
+# report.html, console.txt and json/index.json (results/.gitignore).
 #
 #   conformance/publish.sh [BUILD_DIR]     (default build/default; built first if missing)
 #
@@ -18,8 +20,9 @@ fi
 conform=$build/conformance/pmi2-conform
 mock=$build/mockserver/pmi-mockserver
 out=results
-rm -rf "$out"
+# every target's directory is rewritten; results/README.md and .gitignore stay
 mkdir -p "$out"
+find "$out" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
 status=0
 
 server() { # name launcher [options...]
@@ -27,7 +30,7 @@ server() { # name launcher [options...]
     shift 2
     mkdir -p "$out/$name"
     "$conform" server --launch "$launch" --json "$out/$name/json" --html "$out/$name/report.html" \
-        "$@" >"$out/$name/console.txt" 2>&1
+        "$@" >"$out/$name/console.txt" 2>"$out/$name/stderr.txt"
     [ -f "$out/$name/json/index.json" ] || { echo "publish: no report for $name" >&2; status=1; }
     tail -n 1 "$out/$name/console.txt" | sed "s/^/$name: /"
 }
@@ -37,7 +40,7 @@ client() { # name program [args...]
     shift
     mkdir -p "$out/$name"
     "$conform" client --json "$out/$name/json" --html "$out/$name/report.html" -- "$@" \
-        >"$out/$name/console.txt" 2>&1
+        >"$out/$name/console.txt" 2>"$out/$name/stderr.txt"
     [ -f "$out/$name/json/index.json" ] || { echo "publish: no report for $name" >&2; status=1; }
     tail -n 1 "$out/$name/console.txt" | sed "s/^/$name: /"
 }
@@ -54,4 +57,10 @@ for p in strict hydra-4.0 hydra-4.1 slurm; do
 done
 client client-libpmiclient-pmi2 "$build/conformance/drivers/pmi2-driver"
 client client-libpmiclient-pmi1 "$build/conformance/drivers/pmi1-driver"
+# Debian's libmpich (PMI-1), graded through an ordinary MPI program
+if [ -x "$build/mockserver/tests/mpi_hello" ]; then
+    client client-libmpich-4.0.2 "$build/mockserver/tests/mpi_hello"
+else
+    echo "publish: $build/mockserver/tests/mpi_hello not built (no libmpich); skipped" >&2
+fi
 exit $status

@@ -142,6 +142,9 @@ static int run_launch(const pcf_opts *o, const launch *L, const char *resfile, c
     }
     if (pid == 0) {
         setpgid(0, 0); /* the whole launch can be killed as one group */
+        /* stdout carries the report alone: what the launcher and the job
+         * print (mpiexec's "BAD TERMINATION" banners) goes to stderr */
+        dup2(2, 1);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
