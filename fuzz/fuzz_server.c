@@ -19,7 +19,9 @@
  *     with the auth challenge when a secret is set, then job-getid and a
  *     kvs-put) gets its response, unless a hostile rank took the job down
  *     (abort, or a persona that kills the job on bad input), in which case
- *     the server closes the honest connection instead of leaving it waiting;
+ *     the server closes the honest connection instead of leaving it waiting,
+ *     or the persona imitates Hydra's head-of-line blocking and a hostile
+ *     rank holds part of a message (pms_server_hol_blocked);
  *   - the server frees everything (LeakSanitizer). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -135,6 +137,10 @@ static bool honest_exchange(pms_server *s, pms_job *j, peer *p, pmc_enc *enc, co
                      "while it waited for %s, and the job was not taken down", want);
             return false;
         }
+        /* the hydra personas stall a node behind a hostile rank's partial
+         * message, as Hydra does (the honest rank writes whole messages) */
+        if (pms_server_hol_blocked(s))
+            return false;
         pms_server_run(s, 1); /* nothing yet: give the loop a moment */
     }
     fz_fail(__FILE__, __LINE__, "the honest rank was starved: no %s after its request", want);

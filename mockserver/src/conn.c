@@ -89,6 +89,51 @@ pms_conn *pms_conn_new(pms_server *s, int fd, pms_job *job, int rank)
     return c;
 }
 
+/* ---- head-of-line blocking (persona hol_blocking, mpich-wire.md B7) ------
+ * Hydra's proxy reads a client with blocking reads until its message is
+ * whole; meanwhile no other client of that proxy (same job, same node) is
+ * read or served.  s->hol is the connection holding part of a message. */
+
+static int node_of(const pms_conn *c)
+{
+    return c->job && c->rank >= 0 ? c->job->ranks[c->rank].node : 0;
+}
+
+static bool held(const pms_conn *c)
+{
+    const pms_conn *h = c->srv->hol;
+    return h && h != c && !h->dead && h->job == c->job && node_of(h) == node_of(c);
+}
+
+static void update_interest(pms_conn *c);
+
+static void hol_release(pms_server *s)
+{
+    s->hol = NULL;
+    for (pms_conn *o = s->conns; o; o = o->next)
+        if (!o->dead) {
+            o->resume = true; /* serve what arrived meanwhile (pms_conn_service) */
+            update_interest(o);
+        }
+}
+
+/* After c's input was processed: it now holds part of a message, or no
+ * longer does. */
+static void hol_update(pms_conn *c)
+{
+    pms_server *s = c->srv;
+    if (!s->persona->hol_blocking)
+        return;
+    bool partial = !c->dead && !c->paused && !c->closing && pmc_decoder_pending(c->dec) > 0;
+    if (partial && !s->hol) {
+        s->hol = c;
+        pms_log(s, 1, "conn %d (rank %d): part of a message buffered: its node waits", c->id,
+                c->rank);
+    } else if (!partial && s->hol == c) {
+        hol_release(s);
+    }
+}
+
 void pms_conn_close(pms_conn *c, const char *why)
 {
     if (c->dead)
@@ -96,6 +141,8 @@ void pms_conn_close(pms_conn *c, const char *why)
     pms_server *s = c->srv;
     pms_log(s, 1, "conn %d: close (rank %d): %s", c->id, c->rank, why);
     c->dead = true;
+    if (s->hol == c)
+        hol_release(s);
     pms_observe_event(c, "close", why);
     if (s->trace) {
         pms_trace_event(s, c, PMT_EV_NOTE, PMT_SERVER, why, strcspn(why, "\n"));
@@ -130,7 +177,7 @@ static void update_interest(pms_conn *c)
     bool wr_needs_rd = c->tls && pms_tls_write_wants_read(c->tls);
     bool rd_needs_wr = c->tls && pms_tls_read_wants_write(c->tls);
     uint32_t ev = 0;
-    if (!c->paused && !c->closing)
+    if (!c->paused && !c->closing && !held(c))
         ev |= EPOLLIN | EPOLLRDHUP;
     else if (wr_needs_rd)
         ev |= EPOLLIN;
@@ -422,6 +469,8 @@ static void process(pms_conn *c)
     pmc_msg m;
     pmc_error e;
     int rc;
+    if (held(c))
+        return; /* served when the holder's message is whole (hol_release) */
     while (!c->dead && !c->closing && !c->paused &&
            (rc = pmc_decoder_next(c->dec, &m, &e)) != PMC_AGAIN) {
         if (rc == PMC_MSG) {
@@ -446,6 +495,7 @@ int pms_conn_input(pms_conn *c, const void *buf, size_t len)
         return -1;
     }
     process(c);
+    hol_update(c);
     return c->dead ? -1 : 0;
 }
 
@@ -459,15 +509,37 @@ static void at_eof(pms_conn *c)
         char b[320];
         pms_observe_decode_error(c, &e);
         pmc_error_format(&e, b, sizeof b);
+        pms_rank_lost(c, b);
         conn_fail(c, b); /* a message cut off by the peer's close */
         return;
     }
+    pms_rank_lost(c, "connection closed before finalize");
     pms_conn_close(c, c->finalized ? "closed after finalize" : "closed before finalize");
+}
+
+/* persona partial_len_fatal: Hydra 4.0.2's proxy mis-parses 1-5 bytes of a
+ * next length field that arrive in the same read as a complete message
+ * (observed: frame/coalesced-straddle, frame/coalesced-partial-length). */
+static bool partial_length_after_message(const pms_conn *c, size_t before, size_t n,
+                                         const char *tail, size_t tn)
+{
+    size_t left = pmc_decoder_pending(c->dec);
+    if (!c->srv->persona->partial_len_fatal || c->dead || left == 0 || left >= 6 ||
+        left >= before + n || left > tn)
+        return false; /* nothing consumed in this read, or not a short length field */
+    const char *rest = tail + tn - left;
+    /* the start of a PMI-1 line is no length field */
+    return !(memcmp(rest, "cmd=", left < 4 ? left : 4) == 0 ||
+             memcmp(rest, "mcmd=", left < 5 ? left : 5) == 0);
 }
 
 void pms_conn_readable(pms_conn *c)
 {
     char why[256];
+    if (held(c)) {
+        update_interest(c);
+        return;
+    }
     for (int i = 0; i < READS_PER_EVENT && !c->dead && !c->paused && !c->closing; i++) {
         size_t avail = 0;
         void *p = pmc_decoder_space(c->dec, PMS_READ_CHUNK, &avail);
@@ -478,8 +550,17 @@ void pms_conn_readable(pms_conn *c)
         ssize_t n = conn_recv(c, p, avail, why, sizeof why);
         if (n > 0) {
             trace_data(c, PMT_CLIENT, p, (size_t)n);
+            char tail[5]; /* the read's last bytes: p may move while messages are served */
+            size_t tn = (size_t)n < sizeof tail ? (size_t)n : sizeof tail;
+            memcpy(tail, (const char *)p + n - tn, tn);
+            size_t before = pmc_decoder_pending(c->dec);
             pmc_decoder_commit(c->dec, (size_t)n);
             process(c);
+            if (partial_length_after_message(c, before, (size_t)n, tail, tn)) {
+                pms_protocol_fatal(c, "a partial length field after a complete message");
+                return;
+            }
+            hol_update(c);
             if ((size_t)n < avail && !(c->tls && !c->dead && pms_tls_pending(c->tls)))
                 break;
             continue;
@@ -490,6 +571,7 @@ void pms_conn_readable(pms_conn *c)
         }
         if (n == IO_AGAIN)
             break;
+        pms_rank_lost(c, why);
         conn_fail(c, why);
         return;
     }

@@ -2,6 +2,7 @@
  * malformed one with a specific error, hand the rest to the handlers. */
 #include "internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* SPEC RC-6: 1 a failed operation or missing item, 3 a missing or malformed
@@ -110,6 +111,12 @@ static bool tolerated(const pms_persona *p, const pmc_msg *m, pmc_slice key)
                (pmc_slice_eq(key, "key") && p->put_novalue == PMS_PUT_IGNORED);
     if (m->cmd == PMC_V1_GET)
         return pmc_slice_eq(key, "kvsname") && p->v1_get_kvsname_optional;
+    /* Hydra 4.0.2 answers these as misses (observed; mpich-wire.md's B3
+     * crash holds for publish only) */
+    if (m->cmd == PMC_V1_LOOKUP_NAME || m->cmd == PMC_V1_UNPUBLISH_NAME)
+        return pmc_slice_eq(key, "service") && p->lookup_noname_miss;
+    if (m->cmd == PMC_V2_NAME_LOOKUP)
+        return pmc_slice_eq(key, "name") && p->lookup_noname_miss;
     return false;
 }
 
@@ -122,8 +129,33 @@ static bool persona_accepts(const pms_conn *c, const pmc_msg *m, const pmc_vrepo
     return rep->n == rep->total; /* a finding not recorded could be fatal */
 }
 
-void pms_dispatch(pms_conn *c, const pmc_msg *m)
+/* Hydra 4.0.2 cuts one '\n' off the end of a PMI-2 body (its line parser
+ * serves both wires): the frame's last value loses a trailing LF.  Returns
+ * m, or `copy` with the last pair shortened (pairs copied into *owned). */
+static const pmc_msg *strip_last_lf(const pms_persona *p, const pmc_msg *m, pmc_msg *copy,
+                                    pmc_pair **owned)
 {
+    if (!p->v2_strip_last_lf || m->wire != PMC_WIRE_V2 || !m->npairs)
+        return m;
+    const pmc_pair *last = &m->pairs[m->npairs - 1];
+    if (!last->val.len || last->val.ptr[last->val.len - 1] != '\n')
+        return m;
+    pmc_pair *pairs = malloc(m->npairs * sizeof *pairs);
+    if (!pairs)
+        return m;
+    memcpy(pairs, m->pairs, m->npairs * sizeof *pairs);
+    pairs[m->npairs - 1].val.len--;
+    *copy = *m;
+    copy->pairs = pairs;
+    *owned = pairs;
+    return copy;
+}
+
+void pms_dispatch(pms_conn *c, const pmc_msg *msg)
+{
+    pmc_msg copy;
+    pmc_pair *owned = NULL;
+    const pmc_msg *m = strip_last_lf(c->srv->persona, msg, &copy, &owned);
     pmc_vreport rep;
     if (pms_fault_request(c, m))
         ; /* observed; a fault answered it instead (faults.c) */
@@ -136,4 +168,5 @@ void pms_dispatch(pms_conn *c, const pmc_msg *m)
     /* the launcher tells PMI programs from plain ones by this */
     if (c->job && c->rank >= 0)
         c->job->ranks[c->rank].spoke = true;
+    free(owned);
 }

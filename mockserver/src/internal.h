@@ -135,6 +135,7 @@ struct pms_server {
     pms_job **jobs;
     size_t njobs;
     pms_conn *conns;
+    pms_conn *hol;        /* holds part of a message: its node waits (persona hol_blocking) */
     int next_conn_id;
     pms_listener *listeners;
     pms_watch *watches;
@@ -235,6 +236,8 @@ enum {
 int pms_rc_of(pmc_errcode code);
 /* Hydra personas: a protocol error aborts the whole job with 255 (job.c) */
 void pms_protocol_fatal(pms_conn *c, const char *why);
+/* A rank's connection ended before finalize (persona eof_kills_job). */
+void pms_rank_lost(pms_conn *c, const char *why);
 /* ERR-7: answer a command this server does not implement, per persona */
 void pms_unknown_command(pms_conn *c, const pmc_msg *m);
 

@@ -292,20 +292,37 @@ void pms_job_rank_gone(pms_job *j, int rank)
  * diagnostic, kills every process of the job and exits 255; here the job is
  * marked aborted with 255 (the launcher then kills its ranks) and the
  * offending connection is closed without an answer. */
-void pms_protocol_fatal(pms_conn *c, const char *why)
+static void take_job_down(pms_conn *c, int code, const char *why)
 {
     pms_job *j = c->job;
-    if (c->dead)
-        return;
-    pms_log(c->srv, 0, "conn %d (rank %d): %s: tearing the job down (exit code 255)", c->id,
-            c->rank, why);
+    pms_log(c->srv, 0, "conn %d (rank %d): %s: tearing the job down (exit code %d)", c->id,
+            c->rank, why, code);
     if (j && !j->aborted) {
         j->aborted = true;
-        j->exit_code = 255;
+        j->exit_code = code;
         if (c->srv->ev.abort)
-            c->srv->ev.abort(c->srv->ev.ctx, j, c->rank, true, 255, why);
+            c->srv->ev.abort(c->srv->ev.ctx, j, c->rank, true, code, why);
     }
+}
+
+void pms_protocol_fatal(pms_conn *c, const char *why)
+{
+    if (c->dead)
+        return;
+    take_job_down(c, 255, why);
     pms_conn_close(c, why);
+}
+
+/* The peer closed (or broke) its connection.  Hydra's proxy takes the PMI
+ * socket of a rank that spoke PMI and has not finalized for the death of
+ * the process and SIGKILLs the job: mpiexec's status is 9 (mpich-wire.md
+ * §9).  A program that never spoke PMI (a spawned /bin/true) just ends. */
+void pms_rank_lost(pms_conn *c, const char *why)
+{
+    if (c->dead || !c->srv->persona->eof_kills_job || !c->job || c->rank < 0 || c->finalized ||
+        !c->job->ranks[c->rank].spoke)
+        return;
+    take_job_down(c, 9, why);
 }
 
 /* ---- waits --------------------------------------------------------------- */
@@ -815,7 +832,8 @@ void pms_kvs_store(pms_job *j, pms_conn *c, pmc_wire w, pmc_slice k, pmc_slice v
     pms_kvs *into = now ? &j->kvs
                   : (c->job == j && c->rank >= 0) ? &j->ranks[c->rank].pending
                                                   : &j->pending;
-    *rc = pms_kvs_put(into, k.ptr, k.len, v.ptr, v.len, true) < 0 ? PMS_RC_FAIL : 0;
+    /* kvs_keep_first: Hydra 4.0.2 answers rc=0 and keeps the first value */
+    *rc = pms_kvs_put(into, k.ptr, k.len, v.ptr, v.len, !p->kvs_keep_first) < 0 ? PMS_RC_FAIL : 0;
     if (now && !*rc)
         pms_waits_recheck(j);
 }
@@ -835,7 +853,8 @@ const pms_kv *pms_kvs_lookup(pms_job *j, const pms_conn *c, pmc_slice k)
 /* A fence or barrier completed: every pending put becomes visible. */
 void pms_kvs_commit_all(pms_job *j)
 {
+    bool replace = !j->srv->persona->kvs_keep_first;
     for (int r = 0; r < j->size; r++)
-        pms_kvs_commit(&j->kvs, &j->ranks[r].pending, true);
-    pms_kvs_commit(&j->kvs, &j->pending, true);
+        pms_kvs_commit(&j->kvs, &j->ranks[r].pending, replace);
+    pms_kvs_commit(&j->kvs, &j->pending, replace);
 }

@@ -33,6 +33,9 @@ static const pms_persona hydra40 = {
     .fence_barrier = false, .put_visible_now = true, .getjobattr_kvs = true,
     .universe_attr = false, .v1_max_subversion = 1, .v1_rc_first = false, .v1_msg = true,
     .v1_get_notfound_rc = -1, .spawn_jobid = true, .spawn_nerrs = true,
+    .max_pairs = UNCHECKED, .v1_init_positional = true, .kvsname_must_match = true,
+    .v2_strip_last_lf = true, .kvs_keep_first = true, .lookup_noname_miss = true,
+    .eof_kills_job = true, .partial_len_fatal = true, .hol_blocking = true,
 };
 
 static const pms_persona hydra41 = {
@@ -48,6 +51,9 @@ static const pms_persona hydra41 = {
     .lookup_found = false, .thrid_echo = true, .fence_barrier = false, .put_visible_now = true,
     .getjobattr_kvs = true, .universe_attr = true, .v1_max_subversion = 2, .v1_rc_first = true,
     .v1_msg = false, .v1_get_notfound_rc = 1,
+    /* §4.3: a kvsname mismatch is fatal; §9: a closed socket kills the job and a partial
+     * message stalls the node, as in 4.0.2 */
+    .kvsname_must_match = true, .eof_kills_job = true, .hol_blocking = true,
 };
 
 static const pms_persona slurm = {
@@ -90,6 +96,8 @@ void pms_persona_decoder_opts(const pms_persona *p, pmc_decoder_opts *o)
         o->limits.max_key = p->max_key;
     if (p->max_val && o->limits.max_val < p->max_val)
         o->limits.max_val = p->max_val;
+    if (p->max_pairs && o->limits.max_pairs < p->max_pairs)
+        o->limits.max_pairs = p->max_pairs;
 }
 
 static bool ieq(pmc_slice s, const char *w)

@@ -43,6 +43,8 @@ typedef struct pms_persona {
     const char *dialect;          /* pmc_dialect name for output */
     uint32_t decode_flags;        /* PMC_DEC_* for input */
     uint32_t decode_strict;       /* PMC_NOTE_* bits the server's parser rejects */
+    uint32_t max_pairs;           /* pairs the parser takes (0: the configured limit); Hydra's
+                                   * strtok loop has none (mpich-wire.md §6.2) */
     uint32_t max_key, max_val;    /* what the parser takes (0: the configured limits); the
                                    * real servers check no length below their frame buffer */
     uint32_t trunc_key, trunc_val;/* stored keys/values cut to this many bytes, rc=0 (Hydra
@@ -91,6 +93,23 @@ typedef struct pms_persona {
     bool ring;                    /* Slurm's ring (RING-1) */
     bool v1_barrier_rc;           /* barrier_out carries rc (not Hydra, either generation) */
     bool v1_strict_init;          /* any 1.x gets 1.2 and any 2.x gets 2.0 (SPEC INIT-7/10) */
+    /* Hydra's bugs and hard edges, as observed on the wire (mpich-wire.md §9, §11) */
+    bool v1_init_positional;      /* init's two arguments are read by position, whatever their
+                                   * keys: swapped keys read as 0.2, a fatal mismatch (B2) */
+    bool kvsname_must_match;      /* a PMI-1 get of a missing key naming another kvsname ends
+                                   * the job (§4.3: mpiexec checks it; the proxy does not) */
+    bool v2_strip_last_lf;        /* the frame's last value loses one trailing LF: the parser
+                                   * strips a '\n' at the end of the body (common.c, §4.1) */
+    bool kvs_keep_first;          /* a put of an existing key is answered rc=0 and changes
+                                   * nothing (Hydra 4.0.2's KVS keeps the first value) */
+    bool lookup_noname_miss;      /* lookup (v1 and v2) and PMI-1 unpublish without the
+                                   * service name: answered as a miss, not an error */
+    bool eof_kills_job;           /* a rank's connection closing before finalize takes the job
+                                   * down as the proxy does (SIGKILL, exit status 9; §9) */
+    bool partial_len_fatal;       /* 1-5 bytes of a next length field left after a complete
+                                   * frame in one read are mis-parsed: the job ends (observed) */
+    bool hol_blocking;            /* while one connection holds part of a message, the other
+                                   * connections of its node are not served (B7) */
 } pms_persona;
 
 const pms_persona *pms_persona_get(const char *name);

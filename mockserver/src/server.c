@@ -448,6 +448,11 @@ int pms_server_run(pms_server *s, int timeout_ms)
     return n;
 }
 
+bool pms_server_hol_blocked(const pms_server *s)
+{
+    return s->hol && !s->hol->dead;
+}
+
 bool pms_server_done(const pms_server *s)
 {
     if (s->njobs == 0)

@@ -22,11 +22,24 @@ static pmc_enc *begin(pms_conn *c, const char *cmd, bool rc_first)
     return e;
 }
 
+/* Hydra 4.0.2 reads init's arguments by position, with atoi (B2). */
+static long long positional_int(const pmc_msg *m, size_t i)
+{
+    long long v = 0;
+    if (i >= m->npairs || pmc_parse_int(m->pairs[i].val, &v) != 0)
+        return 0;
+    return v;
+}
+
 static void do_init(pms_conn *c, const pmc_msg *m)
 {
     const pms_persona *p = c->srv->persona;
     long long v = -1, sv = -1;
-    if (pmc_msg_get_int(m, "pmi_version", &v) != 1 || pmc_msg_get_int(m, "pmi_subversion", &sv) != 1) {
+    if (p->v1_init_positional) {
+        v = positional_int(m, 0);
+        sv = positional_int(m, 1);
+    } else if (pmc_msg_get_int(m, "pmi_version", &v) != 1 ||
+               pmc_msg_get_int(m, "pmi_subversion", &sv) != 1) {
         pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_KEY,
                         "init needs integer pmi_version and pmi_subversion");
         return;
@@ -142,7 +155,8 @@ static void put_result(pms_conn *c, int rc)
 }
 
 /* V1CMD-11: a put or get naming a key-value space the caller may not use
- * fails (strict); the real servers ignore kvsname. */
+ * fails (strict); the real servers use the caller's own (but see
+ * kvsname_must_match in do_get). */
 static pms_job *kvs_of(pms_conn *c, const pmc_msg *m, bool for_put)
 {
     pmc_slice n = val_of(m, "kvsname");
@@ -191,6 +205,14 @@ static void do_get(pms_conn *c, const pmc_msg *m)
             pmc_enc_str(e, "msg", "success");
         pmc_enc_str(e, "value", buf);
         pms_reply_send(c);
+        return;
+    }
+    pmc_slice n = val_of(m, "kvsname");
+    if (!kv && p->kvsname_must_match && n.ptr && !pmc_slice_eq(n, c->job->id)) {
+        /* Hydra's proxy answers the keys it holds whatever the kvsname; a
+         * miss goes to mpiexec, which ends the job on a foreign kvsname
+         * (mpich-wire.md §4.3, M3; the reference transcripts' kvsname=x) */
+        pms_protocol_fatal(c, "get of a key not held, naming another job's kvsname");
         return;
     }
     if (!kv && pmc_slice_eq(k, "PMI_process_mapping")) {
@@ -274,17 +296,18 @@ static void do_publish(pms_conn *c, const pmc_msg *m)
                "key_already_present");
 }
 
+/* Without `service` (persona lookup_noname_miss) both are misses. */
 static void do_unpublish(pms_conn *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "service");
-    name_reply(c, "unpublish_result", pms_kvs_del(&c->srv->names, n.ptr, n.len), NULL,
+    name_reply(c, "unpublish_result", n.ptr && pms_kvs_del(&c->srv->names, n.ptr, n.len), NULL,
                "service_not_found");
 }
 
 static void do_lookup(pms_conn *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "service");
-    const pms_kv *kv = pms_kvs_get(&c->srv->names, n.ptr, n.len);
+    const pms_kv *kv = n.ptr ? pms_kvs_get(&c->srv->names, n.ptr, n.len) : NULL;
     name_reply(c, "lookup_result", kv != NULL, kv ? kv->val : NULL, "service_not_found");
 }
 

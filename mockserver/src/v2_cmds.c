@@ -389,7 +389,8 @@ static void do_name_lookup(pms_conn *c, const pmc_msg *m)
 {
     const pms_persona *p = c->srv->persona;
     pmc_slice n = val_of(m, "name");
-    const pms_kv *kv = pms_kvs_get(&c->srv->names, n.ptr, n.len);
+    /* no name at all: a miss (persona lookup_noname_miss; others refuse it earlier) */
+    const pms_kv *kv = n.ptr ? pms_kvs_get(&c->srv->names, n.ptr, n.len) : NULL;
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "name-lookup-response", m->thrid);
     if (!kv) {
         if (p->lookup_found)

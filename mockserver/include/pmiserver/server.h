@@ -85,6 +85,10 @@ int pms_listen_unix(pms_server *s, pms_job *j, const char *path, char *portbuf, 
 int pms_server_run(pms_server *s, int timeout_ms);
 /* True when every job has finished (or aborted). */
 bool pms_server_done(const pms_server *s);
+/* True while one connection holds part of a message and the other
+ * connections of its node wait for it, as under Hydra's proxy (the
+ * hydra personas' head-of-line blocking, mpich-wire.md B7). */
+bool pms_server_hol_blocked(const pms_server *s);
 
 /* Hooks the launcher uses to learn about job events. */
 typedef struct pms_events {

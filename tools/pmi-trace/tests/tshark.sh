@@ -32,6 +32,9 @@ if ! grep -q "Capturing on" tshark.err 2>/dev/null; then
     kill $tpid 2>/dev/null
     echo "skip: cannot capture on lo"; cat tshark.err; exit 77
 fi
+# "Capturing on" comes a little before the capture filter is attached: under
+# load the first packets (the SYNs, fullinit) were missed without this pause
+sleep 1
 "$PT" merge v2.trace "$TR/hydra-4.0.2/v2_happy.rank0.trace" "$TR/hydra-4.0.2/v2_happy.rank1.trace" || fail merge
 "$PT" merge v1.trace "$TR/hydra-4.0.2/v1_happy.rank0.trace" "$TR/hydra-4.0.2/v1_happy.rank1.trace" || fail merge
 TOL="--tolerate-kvs PMI_process_mapping"
