@@ -44,6 +44,8 @@ void fz_opts_from_byte(uint8_t b, pmc_decoder_opts *o)
         o->flags |= PMC_DEC_V1_BACKSLASH;
     if (b & 4)
         o->flags |= PMC_DEC_NO_CONCAT;
+    if (b & 64)
+        o->flags |= PMC_DEC_EMPTY_KEYS;
     o->strict = (b & 8) ? PMC_STRICT_ALL : 0;
     pmc_limits *l = &o->limits;
     switch ((b >> 4) & 3) {

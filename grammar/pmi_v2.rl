@@ -2,6 +2,7 @@
  *
  *   body  = "cmd=" name ";" *empty *pair
  *   pair  = key "=" value ";"  /  key ";"        (a bare key, tolerated)
+ *         /  "=" value ";"                       (no key: an error, or skipped)
  *   value = *( any byte but ";"  /  ";;" )        (";;" only when escaping)
  *
  * Only the grammar lives here.  The host (codec/src/v2_body.rl) supplies the
@@ -22,12 +23,14 @@ v2_empty = ';' @empty_tok;
 # Values with the draft's ';;' escape.  After a ';' the next byte decides:
 # another ';' continues the value, anything else starts the next key.
 v2_value_esc = ( ( any - ';' ) $vskip | ';' @vsemi ';' @vesc )*;
-v2_pair_esc = v2_key ( '=' @val_start v2_value_esc ';' @vsemi | ';' @bare_end v2_empty* );
+v2_pair_esc = v2_key ( '=' @val_start v2_value_esc ';' @vsemi | ';' @bare_end v2_empty* )
+            | '=' @empty_key v2_value_esc ';' @vsemi;
 v2_body_esc = 'cmd=' @name_mark v2_name ';' @name_end v2_empty* v2_pair_esc*;
 
 # Values without escaping, as every real server reads them: a value ends at
 # the first ';', and a following ';' is an empty token.
 v2_value_raw = ( any - ';' )* $vskip;
-v2_pair_raw = v2_key ( '=' @val_start v2_value_raw ';' @vsemi | ';' @bare_end ) v2_empty*;
+v2_pair_raw = ( v2_key ( '=' @val_start v2_value_raw ';' @vsemi | ';' @bare_end )
+              | '=' @empty_key v2_value_raw ';' @vsemi ) v2_empty*;
 v2_body_raw = 'cmd=' @name_mark v2_name ';' @name_end v2_empty* v2_pair_raw*;
 }%%

@@ -22,6 +22,7 @@ static const char *const note_names[PMC_NOTE_COUNT] = {
     "len-left",     "len-zero",      "trailing-junk", "escaped-semi", "empty-value",
     "bare-key",     "empty-token",   "dup-key",       "key-chars",    "nul-in-value",
     "v1-spaces",    "v1-cr",         "v1-backslash",  "continued",    "mcmd-spaces",
+    "empty-key",
 };
 
 const char *pmc_note_name(uint32_t note)
@@ -62,6 +63,7 @@ pmc_errcode pmc_note_errcode(uint32_t note)
     case PMC_NOTE_V1_SPACES:
     case PMC_NOTE_MCMD_SPACES: return PMC_E_V1_SPACES;
     case PMC_NOTE_V1_CR: return PMC_E_V1_CR;
+    case PMC_NOTE_EMPTY_KEY: return PMC_E_KEY_EMPTY;
     case PMC_NOTE_ESCAPED_SEMI:
     case PMC_NOTE_V1_BACKSLASH: return PMC_E_VALUE_CHARS;
     default: return PMC_E_INTERNAL;

@@ -24,6 +24,7 @@ typedef struct v2_parse {
     const char *val_start, *val_end; /* val_end: the candidate terminating ';' */
     size_t escapes;                  /* ";;" pairs in the pending value */
     bool pending;                    /* a key=value pair waits to be pushed */
+    bool drop;                       /* ... and is an "=value" to skip (PMC_DEC_EMPTY_KEYS) */
     bool esc;                        /* ";;" is an escape (PMC_DEC_SEMI_ESCAPE) */
     bool failed;
 } v2_parse;
@@ -49,6 +50,10 @@ static int finish_pair(v2_parse *st)
     if (!st->pending)
         return 0;
     st->pending = false;
+    if (st->drop) {
+        st->drop = false;
+        return 0;
+    }
     pmc_slice key = { st->key_start, (size_t)(st->key_end - st->key_start) };
     size_t raw_len = (size_t)(st->val_end - st->val_start);
     size_t vlen = raw_len - st->escapes;
@@ -161,6 +166,20 @@ action bare_end {
     st.phase = PH_KEY_START;
 }
 action empty_tok { note(&st, PMC_NOTE_EMPTY_TOKEN, p); }
+action empty_key {
+    if (!(st.o->flags & PMC_DEC_EMPTY_KEYS)) {
+        pmc_error_set(st.err, PMC_E_KEY_EMPTY, at(&st, p), "'=' with no key before it");
+        st.failed = true;
+        fbreak;
+    }
+    if (finish_pair(&st) < 0) { st.failed = true; fbreak; }
+    note(&st, PMC_NOTE_EMPTY_KEY, p);
+    st.phase = PH_VALUE;
+    st.val_start = p + 1;
+    st.escapes = 0;
+    st.pending = true;
+    st.drop = true;
+}
 
 include pmi_v2 "pmi_v2.rl";
 

@@ -24,7 +24,7 @@ static const pms_persona strict = {
 static const pms_persona hydra40 = {
     .name = "hydra-4.0", .v1_put_hidden = true, .dialect = "hydra-4.0",
     /* §6.6: no continuations; §9: "get_maxes\r" is an unknown command */
-    .decode_flags = PMC_DEC_NO_CONCAT, .decode_strict = PMC_NOTE_V1_CR,
+    .decode_flags = PMC_DEC_NO_CONCAT | PMC_DEC_EMPTY_KEYS, .decode_strict = PMC_NOTE_V1_CR,
     .max_key = UNCHECKED, .max_val = UNCHECKED, .trunc_key = 63, .trunc_val = 1023, /* B9 */
     .nul_truncates = true, .bools = PMS_BOOL_EXACT, .put_novalue = PMS_PUT_EMPTY,
     .fullinit_needs_rank = true, .v2_abort = false, /* B4 */

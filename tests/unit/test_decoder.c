@@ -435,6 +435,30 @@ START_TEST(v2_key_empty)
 }
 END_TEST
 
+/* PMC_DEC_EMPTY_KEYS: the "=value" pair is skipped and noted, escaped or
+ * raw, anywhere among the pairs; strict still rejects it. */
+START_TEST(v2_key_empty_skipped)
+{
+    pmc_decoder_opts o = opts_default();
+    o.flags |= PMC_DEC_EMPTY_KEYS;
+    use(&o);
+    is_msg(FEED("    29cmd=kvs-put;=x;key=k;value=v;"), PMC_WIRE_V2, "kvs-put", 2);
+    pair_is(0, "key", "k");
+    pair_is(1, "value", "v");
+    ck_assert_uint_eq(M.notes, PMC_NOTE_EMPTY_KEY);
+    is_msg(FEED("    32cmd=kvs-put;key=k;=a;;b;value=v;"), PMC_WIRE_V2, "kvs-put", 2);
+    pair_is(1, "value", "v");
+    ck_assert_uint_eq(M.notes, PMC_NOTE_EMPTY_KEY); /* the skipped value is not unescaped */
+    is_msg(FEED("    17cmd=job-getid;=x;"), PMC_WIRE_V2, "job-getid", 0);
+    o.flags &= ~(uint32_t)PMC_DEC_SEMI_ESCAPE;
+    use(&o);
+    is_msg(FEED("    29cmd=kvs-put;key=k;=;;value=v;"), PMC_WIRE_V2, "kvs-put", 2);
+    ck_assert_uint_eq(M.notes, PMC_NOTE_EMPTY_KEY | PMC_NOTE_EMPTY_TOKEN);
+    o.strict = PMC_STRICT_ALL;
+    ERR_CASE(&o, "    17cmd=job-getid;=x;", PMC_E_KEY_EMPTY, 20, false);
+}
+END_TEST
+
 START_TEST(v2_key_too_long)
 {
     char frame[200];
@@ -998,6 +1022,7 @@ static Suite *suite(void)
     tcase_add_test(t, v2_key_chars);
     tcase_add_test(t, v2_nul);
     tcase_add_test(t, v2_key_empty);
+    tcase_add_test(t, v2_key_empty_skipped);
     tcase_add_test(t, v2_key_too_long);
     tcase_add_test(t, v2_val_too_long);
     tcase_add_test(t, v2_too_many_pairs);
