@@ -16,6 +16,7 @@ packages=(
     libmpich-dev        # libmpich: the real PMI client for peer tests
     valgrind
     tshark              # reading packet captures of PMI sessions
+    libxml2-utils       # xmllint: the trace tool's SVG diagrams are checked well-formed
 )
 
 usage() {
@@ -23,7 +24,7 @@ usage() {
 usage: scripts/install-deps.sh [--help]
 
 Installs the Debian packages this project needs (build tools, Ragel, Check,
-OpenSSL, clang, MPICH, valgrind, tshark) when any of them is missing.
+OpenSSL, clang, MPICH, valgrind, tshark, xmllint) when any of them is missing.
 Uses sudo when not run as root.  Does nothing when all are installed.
 USAGE
 }

@@ -106,6 +106,8 @@ static void reject_invalid(pms_conn *c, const pmc_msg *m, const pmc_finding *f)
  * HEAD answers it, §9). */
 static bool tolerated(const pms_persona *p, const pmc_msg *m, pmc_slice key)
 {
+    if (m->cmd == PMC_V1_PUT) /* Hydra 4.0.2 takes it too (observed: robust/v1-put-no-value) */
+        return pmc_slice_eq(key, "value") && p->put_novalue == PMS_PUT_EMPTY;
     if (m->cmd == PMC_V2_KVS_PUT)
         return (pmc_slice_eq(key, "value") && p->put_novalue != PMS_PUT_INVALID) ||
                (pmc_slice_eq(key, "key") && p->put_novalue == PMS_PUT_IGNORED);

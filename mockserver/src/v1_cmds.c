@@ -175,6 +175,8 @@ static void do_put(pms_conn *c, const pmc_msg *m)
         put_result(c, PMS_RC_FAIL);
         return;
     }
+    if (!v.ptr) /* persona put_novalue: Hydra 4.0.2 stores the empty string */
+        v = (pmc_slice){ "", 0 };
     int rc;
     (void)p;
     pms_kvs_store(j, c, PMC_WIRE_V1, k, v, &rc);
