@@ -45,6 +45,7 @@ static void usage(FILE *f)
           "      --list              list the selected cases and exit\n"
           "  -q, --quiet             print only the summary line\n"
           "  -v, --verbose           details for passing cases too; show launch commands\n"
+          "                          and what the launcher prints\n"
           "  -h, --help              this text\n"
           "  -V, --version           version\n"
           "\n"

@@ -10,10 +10,13 @@
  * group is killed.  Rank 0 of the child job appends "start"/"result" lines to
  * a results file per launch; a case that started without a result was cut
  * short: "job-killed" when the launch ended by itself, TIMEOUT when the
- * deadline killed it. */
+ * deadline killed it.  What the launcher and the job print goes to a log per
+ * launch (to stderr with --verbose); the last lines of it become part of the
+ * evidence of a case that ended its job. */
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,8 +104,54 @@ static void sleep_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
-/* Run one launch; returns its wait status, or -1 when the deadline killed it. */
-static int run_launch(const pcf_opts *o, const launch *L, const char *resfile, const char *self)
+/* An excerpt of a launch log for the report: its first three non-empty
+ * lines (where launchers name the cause: Hydra's "PMI version mismatch",
+ * an assert, a segfault) and, when there are more, "..." and the last one;
+ * each line prefixed "| ".  Empty when the log is. */
+static void log_excerpt(const char *path, char *buf, size_t n)
+{
+    enum { HEAD = 3 };
+    buf[0] = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return;
+    static char text[65536];
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[got] = 0;
+    const char *line[HEAD + 1];
+    size_t len[HEAD + 1], nlines = 0;
+    for (size_t i = 0; i < got;) {
+        size_t j = i;
+        while (j < got && text[j] != '\n')
+            j++;
+        size_t e = j;
+        while (e > i && (text[e - 1] == '\r' || text[e - 1] == ' '))
+            e--;
+        if (e > i) {
+            size_t slot = nlines < HEAD ? nlines : HEAD; /* the last line overwrites slot HEAD */
+            line[slot] = text + i;
+            len[slot] = e - i;
+            nlines++;
+        }
+        i = j + 1;
+    }
+    size_t w = 0;
+    for (size_t k = 0; k < nlines && k <= HEAD && w + 1 < n; k++) {
+        const char *gap = k == HEAD && nlines > HEAD + 1 ? "| ...\n" : "";
+        int m = snprintf(buf + w, n - w, "%s%s| %.*s", k ? "\n" : "", gap,
+                         (int)(len[k] > 200 ? 200 : len[k]), line[k]);
+        w = m > 0 && w + (size_t)m < n ? w + (size_t)m : n - 1;
+    }
+    for (char *c = buf; *c; c++) /* the report is text: no control bytes from the log */
+        if ((unsigned char)*c < 0x20 && *c != '\n')
+            *c = '?';
+}
+
+/* Run one launch; returns its wait status, or -1 when the deadline killed it.
+ * Its output goes to `logfile` (inherited with --verbose). */
+static int run_launch(const pcf_opts *o, const launch *L, const char *resfile, const char *self,
+                      const char *logfile)
 {
     char *cmd = expand(o->launch, L->np);
     if (!cmd)
@@ -143,7 +192,11 @@ static int run_launch(const pcf_opts *o, const launch *L, const char *resfile, c
     if (pid == 0) {
         setpgid(0, 0); /* the whole launch can be killed as one group */
         /* stdout carries the report alone: what the launcher and the job
-         * print (mpiexec's "BAD TERMINATION" banners) goes to stderr */
+         * print (mpiexec's "BAD TERMINATION" banners, its diagnostics) goes
+         * to the launch's log, or to stderr with --verbose */
+        int lf = o->verbose ? -1 : open(logfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (lf >= 0)
+            dup2(lf, 2);
         dup2(2, 1);
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
@@ -237,12 +290,14 @@ int pcf_run_orchestrated(const pcf_opts *o)
     size_t done = 0;
     int harness = 0;
     for (size_t k = 0; k < nl; k++) {
-        char res[1200];
+        char res[1200], logfile[1200], said[1200];
         snprintf(res, sizeof res, "%s/launch-%zu.results", dir, k);
+        snprintf(logfile, sizeof logfile, "%s/launch-%zu.log", dir, k);
         pcf_progress(o, done, total, L[k].n == 1 ? L[k].cases[0]->c->id
                                                   : L[k].pmi == 1 ? "(PMI-1 launch)"
                                                                   : "(PMI-2 launch)");
-        int st = run_launch(o, &L[k], res, self);
+        int st = run_launch(o, &L[k], res, self, logfile);
+        log_excerpt(logfile, said, sizeof said);
         char open_id[160];
         bool finished = false;
         pcf_resfile_read(res, &rs, open_id, sizeof open_id, &finished);
@@ -256,14 +311,17 @@ int pcf_run_orchestrated(const pcf_opts *o)
             pcf_obs ob;
             const char *out = killed_by_deadline ? "no-answer" : "job-killed";
             pcf_grade(e->c, out, o->strict, &ob);
-            char why[300];
+            char why[1600];
+            int w;
             if (killed_by_deadline)
-                snprintf(why, sizeof why, "the launch did not finish before its deadline and "
-                                          "was killed while this case ran");
+                w = snprintf(why, sizeof why, "the launch did not finish before its deadline and "
+                                              "was killed while this case ran");
             else
-                snprintf(why, sizeof why, "the job ended while this case ran (launcher %s %d)",
-                         WIFSIGNALED(st) ? "killed by signal" : "exit status",
-                         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+                w = snprintf(why, sizeof why, "the job ended while this case ran (launcher %s %d)",
+                             WIFSIGNALED(st) ? "killed by signal" : "exit status",
+                             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+            if (said[0] && w > 0 && (size_t)w < sizeof why)
+                snprintf(why + w, sizeof why - (size_t)w, "; the launcher's last words:\n%s", said);
             pcf_result_add_run(pcf_results_get(&rs, e), ob.verdict, out, ob.clause, why, 0);
         }
         /* A destructive launch that ended badly although its case "passed":
@@ -279,10 +337,11 @@ int pcf_run_orchestrated(const pcf_opts *o)
             if (r->runs && !pcf_verdict_failing(r->verdict, o->strict)) {
                 pcf_obs ob;
                 pcf_grade(L[k].cases[0]->c, "job-killed", o->strict, &ob);
-                char why[600];
-                snprintf(why, sizeof why, "%s\nthen the job ended (launcher %s %d)",
+                char why[2400];
+                snprintf(why, sizeof why, "%s\nthen the job ended (launcher %s %d)%s%s",
                          r->actual ? r->actual : "", WIFSIGNALED(st) ? "signal" : "exit status",
-                         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+                         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+                         said[0] ? "; the launcher's last words:\n" : "", said);
                 r->runs = 0;
                 r->seen = 0;
                 pcf_result_add_run(r, ob.verdict, "job-killed", ob.clause, why, r->usec);
@@ -300,6 +359,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
         }
         done += L[k].n;
         remove(res);
+        remove(logfile);
     }
     pcf_progress_end(o);
     /* report in registry order */
