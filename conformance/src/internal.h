@@ -57,6 +57,7 @@ typedef struct pcf_result {
     bool baseline_listed;
     int baseline_verdict;
     bool deviation;
+    bool printed;       /* already on the console (run as the job: printed as it goes) */
 } pcf_result;
 
 typedef struct pcf_results {
@@ -118,6 +119,11 @@ int pcf_report(pcf_results *rs, const pcf_opts *o, FILE *f);
 int pcf_exit_code(const pcf_results *rs, const pcf_opts *o);
 /* The report files only (JUnit, JSON, HTML), e.g. provisionally. */
 void pcf_report_files(pcf_results *rs, const pcf_opts *o);
+/* Console mode only: print the results not printed yet (grouped by section),
+ * then `then` on a line of its own when given; pcf_report later prints the
+ * rest and the summary.  For runs that may not live to report (run as the
+ * job, before destructive cases). */
+void pcf_report_so_far(pcf_results *rs, const pcf_opts *o, FILE *f, const char *then);
 void pcf_summary_line(const pcf_results *rs, char *buf, size_t n);
 
 /* ---- JSON -------------------------------------------------------------------- */

@@ -150,11 +150,15 @@ static void expected_text(const pcf_result *r, char *buf, size_t n)
     }
 }
 
-static void console(pcf_results *rs, const pcf_opts *o, FILE *f)
+/* Every result not printed yet, grouped by section. */
+static void console_results(pcf_results *rs, const pcf_opts *o, FILE *f)
 {
     const char *sect = "";
     for (size_t i = 0; i < rs->n; i++) {
-        const pcf_result *r = &rs->r[i];
+        pcf_result *r = &rs->r[i];
+        if (r->printed)
+            continue;
+        r->printed = true;
         if (strcmp(sect, r->e->section) != 0) {
             sect = r->e->section;
             fprintf(f, "\n%s\n", sect);
@@ -186,6 +190,11 @@ static void console(pcf_results *rs, const pcf_opts *o, FILE *f)
         if (r->baseline_listed)
             fprintf(f, "      Baseline expected %s\n", pcf_verdict_name(r->baseline_verdict));
     }
+}
+
+static void console(pcf_results *rs, const pcf_opts *o, FILE *f)
+{
+    console_results(rs, o, f);
     char line[400];
     pcf_summary_line(rs, line, sizeof line);
     if (o->baseline) {
@@ -583,6 +592,25 @@ void pcf_report_files(pcf_results *rs, const pcf_opts *o)
         json_dir(rs, o);
     if (o->html)
         html(rs, o, o->html);
+}
+
+void pcf_report_so_far(pcf_results *rs, const pcf_opts *o, FILE *f, const char *then)
+{
+    if (o->tap || o->quiet)
+        return;
+    if (rs->n)
+        qsort(rs->r, rs->n, sizeof *rs->r, cmp_result);
+    if (o->baseline) { /* deviations decide what is shown; pcf_report says them */
+        FILE *quiet = fopen("/dev/null", "w");
+        if (quiet) {
+            pcf_baseline_apply(rs, o->baseline, o->strict, quiet);
+            fclose(quiet);
+        }
+    }
+    console_results(rs, o, f);
+    if (then)
+        fprintf(f, "\n%s\n", then);
+    fflush(f);
 }
 
 int pcf_report(pcf_results *rs, const pcf_opts *o, FILE *f)

@@ -524,6 +524,17 @@ int pcf_run_job(const pcf_opts *o)
                     close(fd);
                 }
             }
+            /* The server may end the job with any of these, and rank 0
+             * with it: the report of the rest goes out first, then each
+             * destructive case's as it completes. */
+            if (!o->child) {
+                pcf_progress_end(o);
+                rs.seconds = (double)(pws_now_usec() - t_start) / 1e6;
+                pcf_report_so_far(&rs, o, stdout,
+                                  "Destructive cases, one at a time: each may end the job, and "
+                                  "its verdict follows when it completes (--launch runs each in "
+                                  "a launch of its own):");
+            }
             int v = 1;
             for (size_t i = 0; i < np; i++) {
                 if (!plan[i].destructive || plan[i].skip)
@@ -631,6 +642,8 @@ int pcf_run_job(const pcf_opts *o)
                     aggregate(&rs, e, one, 1, us, resf, 0);
                 }
                 discard_transcript(&c);
+                if (!o->child)
+                    pcf_report_so_far(&rs, o, stdout, NULL);
                 /* the victim stays until the report is out: a server may end the
                  * job when a rank leaves without finalize */
                 if (lost)
