@@ -79,7 +79,7 @@ cmd_test() {
     "$root/scripts/valgrind.sh" build/default || die "valgrind found errors"
     build_preset fuzz
     say "fuzz smoke (each libFuzzer harness for a bounded time)"
-    ctest --preset fuzz --output-on-failure || die "a fuzz harness found a crash"
+    ctest --preset fuzz --output-on-failure -j "$TEST_JOBS" || die "a fuzz harness found a crash"
     say "all tests passed (${TEST_PRESETS[*]}, valgrind, fuzz smoke)"
 }
 
