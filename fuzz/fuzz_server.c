@@ -22,6 +22,7 @@
  *     the server closes the honest connection instead of leaving it waiting,
  *     or the persona imitates Hydra's head-of-line blocking and a hostile
  *     rank holds part of a message (pms_server_hol_blocked);
+ *   - the event loop settles once the input stops (no busy loop);
  *   - the server frees everything (LeakSanitizer). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -51,11 +52,15 @@ typedef struct peer {
     pmc_decoder *dec;
 } peer;
 
-/* Run the server until it has nothing left to do right now. */
+/* Run the server until it has nothing left to do right now.  A loop that
+ * keeps reporting events with no new input is spinning: a bug. */
 static void settle(pms_server *s)
 {
-    for (int quiet = 0, i = 0; quiet < 2 && i < 10000; i++)
+    int quiet = 0, i = 0;
+    for (; quiet < 2 && i < 10000; i++)
         quiet = pms_server_run(s, 0) > 0 ? 0 : quiet + 1;
+    FZ_CHECK(quiet == 2, "the server's event loop does not settle: %d waits in a row reported "
+             "events with no new input (a busy loop)", i);
 }
 
 /* Read what the server sent to p into its decoder. */

@@ -183,13 +183,21 @@ static void update_interest(pms_conn *c)
         ev |= EPOLLIN;
     if ((unsent(c) && !wr_needs_rd) || rd_needs_wr)
         ev |= EPOLLOUT;
-    if (ev == c->ev_mask)
+    if (!ev && held(c)) {
+        /* nothing to wait for until the holder is done; EPOLLHUP would still
+         * be reported (and spin the loop) if the fd stayed registered */
+        if (!c->unwatched && epoll_ctl(c->srv->epfd, EPOLL_CTL_DEL, c->fd, NULL) == 0)
+            c->unwatched = true;
+        return;
+    }
+    if (ev == c->ev_mask && !c->unwatched)
         return;
     struct epoll_event e = { .events = ev, .data.ptr = c };
-    if (epoll_ctl(c->srv->epfd, EPOLL_CTL_MOD, c->fd, &e) < 0) {
+    if (epoll_ctl(c->srv->epfd, c->unwatched ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, c->fd, &e) < 0) {
         conn_fail(c, "epoll_ctl failed");
         return;
     }
+    c->unwatched = false;
     c->ev_mask = ev;
 }
 

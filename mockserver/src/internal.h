@@ -104,6 +104,8 @@ struct pms_conn {
     int pmi1_spawn_segments; /* mcmd=spawn blocks received for the current spawn */
     pms_tls *tls;         /* TLS session (TLS listeners), NULL for plain sockets */
     uint32_t ev_mask;     /* epoll events registered */
+    bool unwatched;       /* out of epoll while held (hol_blocking): a hung-up peer would
+                           * report EPOLLHUP at every wait */
     bool paused;          /* backpressure: unsent replies above out_limit */
     bool resume;          /* drained while paused: serve buffered requests */
     long long blocked_ms; /* since when writes block without progress; 0 = not */

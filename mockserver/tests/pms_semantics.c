@@ -665,6 +665,47 @@ static int case_spawn_cmd(void)
 /* While one connection holds half a frame, another sends garbage and a
  * third floods requests without reading, an honest 8-rank job runs 2000
  * requests; p99 latency must stay under a millisecond. */
+/* Hydra's head-of-line blocking (hydra personas, B7): while rank 0 holds
+ * half a frame, rank 1's request waits; a third rank hanging up meanwhile
+ * costs no busy loop; when rank 0's frame is whole, both are answered and
+ * the hang-up ends the job (eof_kills_job).  Other personas answer rank 1
+ * at once. */
+static int case_hol(void)
+{
+    CHECK(setup(3, 1, NULL) == 0, "setup");
+    for (int r = 0; r < 3; r++)
+        CHECK(tc_init_v2(&T[r], r), "init rank %d", r);
+    pmc_enc *e = tc_begin(&T[0], PMC_WIRE_V2, "job-getid");
+    pmc_error err;
+    pmc_out_reset(&T[0].out);
+    CHECK(pmc_enc_end(e, NULL, &T[0].out, &err) == 0, "encode");
+    size_t half = T[0].out.len / 2;
+    CHECK(tc_send_raw(&T[0], T[0].out.buf, half) == 0, "half a frame");
+    tc_pump(srv, 20);
+    CHECK(V2(&T[1], "job-getid") == 0, "rank 1 asks");
+    if (!P->hol_blocking) {
+        CHECK(tc_expect(&T[1], "job-getid-response", 2000), "rank 1 served at once");
+        CHECK(!pms_server_hol_blocked(srv), "no head-of-line blocking in %s", persona);
+        return 0;
+    }
+    CHECK(quiet(&T[1]), "rank 1 answered while rank 0 holds half a frame: %.*s", RAW(&T[1]));
+    CHECK(pms_server_hol_blocked(srv), "the server does not report the stall");
+    shutdown(T[2].fd, SHUT_RDWR); /* rank 2 hangs up while the node is held */
+    int busy = 0;
+    for (int i = 0; i < 200; i++)
+        busy += pms_server_run(srv, 1) > 0;
+    CHECK(busy < 5, "the loop spun: %d of 200 waits returned events with nothing to do", busy);
+    CHECK(!pms_job_aborted(job), "the job ended before the holder's frame was whole");
+    CHECK(tc_send_raw(&T[0], T[0].out.buf + half, T[0].out.len - half) == 0, "the rest");
+    CHECK(tc_expect(&T[0], "job-getid-response", 2000), "rank 0 answered");
+    tc_pump(srv, 50);
+    CHECK(!pms_server_hol_blocked(srv), "still blocked after the frame completed");
+    CHECK(pms_job_aborted(job) && pms_job_exit_code(job) == 9,
+          "rank 2's hang-up before finalize did not end the job with status 9 (aborted %d, "
+          "code %d)", pms_job_aborted(job), pms_job_exit_code(job));
+    return 0;
+}
+
 static int case_hostile(void)
 {
     enum { N = 8, REQS = 2000 };
@@ -1085,6 +1126,7 @@ int main(int argc, char **argv)
              : strcmp(c, "auth-bad") == 0      ? auth_case(false)
              : strcmp(c, "spawn-cmd") == 0     ? case_spawn_cmd()
              : strcmp(c, "hostile") == 0       ? case_hostile()
+             : strcmp(c, "hol") == 0           ? case_hol()
              : strcmp(c, "persona") == 0       ? case_persona()
                                                : 2;
     if (rc == 2)
