@@ -27,6 +27,7 @@ nranks() { grep -oE '^[0-9.]+ r[0-9]+ ' "$1" | awk '{print $2}' | sort -u | wc -
 listen_run() { # scenario n [client options...]
     s=$1 n=$2
     shift 2
+    : >"$tmp/ms.out" # truncated here, not in the child: the wait below must not see the last run's lines
     "$ms" -n "$n" --listen tcp --timeout 60 >"$tmp/ms.out" 2>"$tmp/ms.err" &
     spid=$!
     i=0
@@ -90,6 +91,7 @@ mockserver)
     ;;
 persona-frames)
     s="$sc/v2_persona_handshake.trace"
+    : >"$tmp/ms.out"
     "$ms" -n 1 --listen tcp --timeout 60 -v >"$tmp/ms.out" 2>"$tmp/ms.err" &
     spid=$!
     i=0
@@ -117,6 +119,7 @@ failing)
     sed 's/kvs-get-response rc=0 found=TRUE value=v0/kvs-get-response rc=0 found=TRUE value=WRONG/' \
         "$sc/v2_persona_handshake.trace" >"$tmp/wrong.trace"
     n=1
+    : >"$tmp/ms.out"
     "$ms" -n 1 --listen tcp --timeout 60 >"$tmp/ms.out" 2>"$tmp/ms.err" &
     spid=$!
     i=0
