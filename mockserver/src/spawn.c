@@ -177,6 +177,7 @@ static void answer(pms_conn *c, const struct pms_spawn_req *rq, pms_job *child, 
         pms_reply_send(c);
         return;
     }
+    char w[128]; /* lives until pms_reply_send: the encoder points into it */
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "spawn_result", (pmc_slice){ NULL, 0 });
     pmc_enc_int(e, "rc", rc);
     if (rc == 0 && child && p->v1_spawn_jobid)
@@ -184,7 +185,6 @@ static void answer(pms_conn *c, const struct pms_spawn_req *rq, pms_job *child, 
     if (errcodes && errcodes[0])
         pmc_enc_str(e, "errcodes", errcodes);
     if (rc && p->on_error == PMS_ERR_REPLY) {
-        char w[128];
         snprintf(w, sizeof w, "%s", why);
         for (char *t = w; *t; t++)
             if (*t == ' ')
