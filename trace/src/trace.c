@@ -129,7 +129,8 @@ int pmt_add_expect(pmt_trace *t, const pmt_expect *x, const char *comment)
     if (!h)
         return -1;
     h->expect = *x;
-    if (comment && !(h->value = dupn(comment, strlen(comment))))
+    /* an empty comment ("@expect ... #") is no comment: it is not written back */
+    if (comment && comment[0] && !(h->value = dupn(comment, strlen(comment))))
         return -1;
     t->nheaders++;
     return 0;
