@@ -7,6 +7,8 @@
  *          bit 2     a shared secret is configured (the auth challenge is live)
  *          bit 3     two simulated nodes (cyclic mapping)
  *          bit 4     small decoder limits (limit errors on short inputs)
+ *          bit 5     PMI_PORT mode: connections start unbound (pms_attach_fd) and
+ *                    become a rank by initack or fullinit, as over PMI_PORT
  *   record h         connection h % 3; (h >> 2) & 3: 0 write only (coalesces
  *                    with the next record), 1 write and let the server run,
  *                    2 write then half-close (EOF mid-command), 3 write then
@@ -235,7 +237,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.flags &= ~(uint32_t)PMC_DEC_SEMI_ESCAPE; /* Hydra and Slurm send ';' unescaped */
     peer P[RANKS];
     for (int r = 0; r < RANKS; r++) {
-        P[r].fd = pms_attach_rank(s, j, r);
+        if (cfg & 32) {
+            int sv[2];
+            FZ_CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0, "socketpair");
+            FZ_CHECK(pms_attach_fd(s, sv[0], j) != NULL, "attach an unbound connection");
+            P[r].fd = sv[1];
+        } else {
+            P[r].fd = pms_attach_rank(s, j, r);
+        }
         FZ_CHECK(P[r].fd >= 0, "attach rank %d", r);
         fcntl(P[r].fd, F_SETFL, fcntl(P[r].fd, F_GETFL) | O_NONBLOCK);
         P[r].eof = false;
