@@ -46,6 +46,8 @@ void fz_opts_from_byte(uint8_t b, pmc_decoder_opts *o)
         o->flags |= PMC_DEC_NO_CONCAT;
     if (b & 64)
         o->flags |= PMC_DEC_EMPTY_KEYS;
+    if (b & 128)
+        o->flags |= PMC_DEC_LEN_ATOI;
     o->strict = (b & 8) ? PMC_STRICT_ALL : 0;
     pmc_limits *l = &o->limits;
     switch ((b >> 4) & 3) {
@@ -76,13 +78,33 @@ static bool name_char(unsigned char c)
            c == '-' || c == '_';
 }
 
-/* Value of a 6-byte length field that the decoder accepted. */
-static size_t field_value(const char *f)
+/* Value of a 6-byte length field that the decoder accepted: spaces around one
+ * run of digits; otherwise (only under PMC_DEC_LEN_ATOI, noted) what atoi()
+ * reads.  *atoi_read says which. */
+static size_t field_value(const char *f, bool *atoi_read)
 {
     size_t v = 0;
-    for (int i = 0; i < 6; i++)
-        if (f[i] >= '0' && f[i] <= '9')
+    int runs = 0;
+    bool digit = false, plain = true;
+    for (int i = 0; i < 6; i++) {
+        bool d = f[i] >= '0' && f[i] <= '9';
+        if (d) {
             v = v * 10 + (size_t)(f[i] - '0');
+            runs += !digit;
+        } else if (f[i] != ' ')
+            plain = false;
+        digit = d;
+    }
+    *atoi_read = !(plain && runs == 1);
+    if (!*atoi_read)
+        return v;
+    int i = 0;
+    while (i < 6 && (f[i] == ' ' || (f[i] >= '\t' && f[i] <= '\r')))
+        i++;
+    if (i < 6 && f[i] == '+')
+        i++;
+    for (v = 0; i < 6 && f[i] >= '0' && f[i] <= '9'; i++)
+        v = v * 10 + (size_t)(f[i] - '0');
     return v;
 }
 
@@ -111,7 +133,12 @@ static void check_framing(const pmc_decoder_opts *o, const pmc_msg *m)
         uint32_t frames = 0;
         while (pos < n) {
             FZ_CHECK(n - pos >= 6, "frame %u has a whole length field", frames);
-            size_t body = field_value(r + pos);
+            bool by_atoi = false;
+            size_t body = field_value(r + pos, &by_atoi);
+            if (by_atoi)
+                FZ_CHECK((o->flags & PMC_DEC_LEN_ATOI) && (m->notes & PMC_NOTE_LEN_ATOI),
+                         "frame %u's length field is read by atoi only under LEN_ATOI, noted",
+                         frames);
             FZ_CHECK(body >= 6 && body <= l->max_frame, "frame body %zu within [6, %u]", body,
                      l->max_frame);
             FZ_CHECK(body <= n - pos - 6, "frame %u lies inside raw", frames);

@@ -29,12 +29,12 @@ void fz_fail(const char *file, int line, const char *fmt, ...);
 #define FZ_NOTES_NONCANONICAL                                                                     \
     (PMC_NOTE_LEN_LEFT | PMC_NOTE_LEN_ZERO | PMC_NOTE_TRAILING_JUNK | PMC_NOTE_BARE_KEY |        \
      PMC_NOTE_EMPTY_TOKEN | PMC_NOTE_DUP_KEY | PMC_NOTE_KEY_CHARS | PMC_NOTE_NUL_IN_VALUE |       \
-     PMC_NOTE_V1_SPACES | PMC_NOTE_V1_CR | PMC_NOTE_MCMD_SPACES | PMC_NOTE_EMPTY_KEY)
+     PMC_NOTE_V1_SPACES | PMC_NOTE_V1_CR | PMC_NOTE_MCMD_SPACES | PMC_NOTE_EMPTY_KEY | PMC_NOTE_LEN_ATOI)
 
 /* Decoder options from one fuzz byte:
  *   bit 0 SEMI_ESCAPE, bit 1 V1_BACKSLASH, bit 2 NO_CONCAT, bit 3 strict (all notes),
  *   bits 4-5 limits: default, small, tiny, default without junk tolerance,
- *   bit 6 EMPTY_KEYS.
+ *   bit 6 EMPTY_KEYS, bit 7 LEN_ATOI.
  * Small and tiny limits let short inputs reach every limit check. */
 void fz_opts_from_byte(uint8_t b, pmc_decoder_opts *o);
 

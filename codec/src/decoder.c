@@ -199,6 +199,13 @@ static long find_dup(pmc_scratch *s, pmc_cmd cmd)
     return -1;
 }
 
+/* A strict decoder that rejects PMC_NOTE_LEN_ATOI reads lengths without atoi,
+ * so the error it reports is the precise one (E_LEN_SIGN, E_LEN_SYNTAX). */
+static uint32_t len_flags(const pmc_decoder_opts *o)
+{
+    return (o->strict & PMC_NOTE_LEN_ATOI) ? 0 : o->flags;
+}
+
 static const char *wire_what(pmc_wire w)
 {
     return w == PMC_WIRE_V2 ? "v2 frame" : w == PMC_WIRE_V1_MCMD ? "mcmd block" : "v1 line";
@@ -351,7 +358,7 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
     } else {
         if (len < 6)
             return PMC_AGAIN;
-        long blen = pmc_frame_length(b, off, lim, &body.notes, err);
+        long blen = pmc_frame_length(b, off, lim, len_flags(&d->o), &body.notes, err);
         if (blen < 0) {
             reject(err, w, b, 6, off, NULL);
             return PMC_ERR;
@@ -396,7 +403,8 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
                     return PMC_ERR;
                 }
                 pmc_body cb = { .first_pair = 0 };
-                long clen = pmc_frame_length(f, off + mlen, lim, &cb.notes, err);
+                long clen = pmc_frame_length(f, off + mlen, lim, len_flags(&d->o), &cb.notes,
+                                             err);
                 if (clen < 0) {
                     reject(err, w2, f, 6, off + mlen, NULL);
                     return PMC_ERR;

@@ -19,8 +19,46 @@ pmc_wire pmc_classify(const char *p, size_t len)
     return PMC_WIRE_V2;
 }
 
-long pmc_frame_length(const char *f, uint64_t off, const pmc_limits *lim, uint32_t *notes,
-                      pmc_error *err)
+/* The length as C's atoi() reads the six bytes (PMC_DEC_LEN_ATOI): leading
+ * white space, an optional sign, digits, anything after them ignored.  -1
+ * when that gives no digits or a negative number, which stay errors. */
+static long atoi_length(const char *f)
+{
+    int i = 0;
+    while (i < 6 && (f[i] == ' ' || (f[i] >= '\t' && f[i] <= '\r')))
+        i++;
+    if (i < 6 && (f[i] == '+' || f[i] == '-')) {
+        if (f[i] == '-')
+            return -1;
+        i++;
+    }
+    long v = -1;
+    for (; i < 6 && f[i] >= '0' && f[i] <= '9'; i++)
+        v = (v < 0 ? 0 : v * 10) + (f[i] - '0');
+    return v;
+}
+
+static long strict_length(const char *f, uint64_t off, const pmc_limits *lim, uint32_t *notes,
+                          pmc_error *err);
+
+long pmc_frame_length(const char *f, uint64_t off, const pmc_limits *lim, uint32_t flags,
+                      uint32_t *notes, pmc_error *err)
+{
+    long v = strict_length(f, off, lim, notes, err);
+    if (v >= 0 || !(flags & PMC_DEC_LEN_ATOI))
+        return v;
+    /* The strict reading failed: keep its error unless atoi finds a usable
+     * length, as real parsers do ("   +14" is 14 to all of them). */
+    long a = atoi_length(f);
+    if (a < 6 || (uint64_t)a > lim->max_frame)
+        return -1;
+    pmc_error_clear(err);
+    *notes |= PMC_NOTE_LEN_ATOI;
+    return a;
+}
+
+static long strict_length(const char *f, uint64_t off, const pmc_limits *lim, uint32_t *notes,
+                          pmc_error *err)
 {
     /* Accepted: optional spaces, digits, optional spaces ("    14", "14    ",
      * "000014", " 14   ").  Canonical is right-justified without leading

@@ -73,9 +73,11 @@ const char *pmc_scan_v2_value_esc(const char *p, const char *end, size_t *escape
 const char *pmc_scan_v1_value(const char *p, const char *end, bool backslash);
 
 /* The 6-byte v2 length field.  Returns the body length, or -1 with a fatal
- * error; *notes gets PMC_NOTE_LEN_LEFT / PMC_NOTE_LEN_ZERO. */
-long pmc_frame_length(const char *f, uint64_t off, const pmc_limits *lim, uint32_t *notes,
-                      pmc_error *err);
+ * error; *notes gets PMC_NOTE_LEN_LEFT / PMC_NOTE_LEN_ZERO, or
+ * PMC_NOTE_LEN_ATOI when `flags` has PMC_DEC_LEN_ATOI and only atoi's reading
+ * gives a length. */
+long pmc_frame_length(const char *f, uint64_t off, const pmc_limits *lim, uint32_t flags,
+                      uint32_t *notes, pmc_error *err);
 
 /* Per-message classification: PMC_WIRE_V1, PMC_WIRE_V1_MCMD, PMC_WIRE_V2, or
  * PMC_WIRE_NONE when `len` bytes are a prefix of "cmd=" / "mcmd=" and more

@@ -22,7 +22,7 @@ static const char *const note_names[PMC_NOTE_COUNT] = {
     "len-left",     "len-zero",      "trailing-junk", "escaped-semi", "empty-value",
     "bare-key",     "empty-token",   "dup-key",       "key-chars",    "nul-in-value",
     "v1-spaces",    "v1-cr",         "v1-backslash",  "continued",    "mcmd-spaces",
-    "empty-key",
+    "empty-key",    "len-atoi",
 };
 
 const char *pmc_note_name(uint32_t note)
@@ -53,6 +53,7 @@ pmc_errcode pmc_note_errcode(uint32_t note)
     switch (note) {
     case PMC_NOTE_LEN_LEFT:
     case PMC_NOTE_LEN_ZERO: return PMC_E_LEN_NONCANONICAL;
+    case PMC_NOTE_LEN_ATOI: return PMC_E_LEN_SYNTAX;
     case PMC_NOTE_TRAILING_JUNK: return PMC_E_TRAILING_JUNK;
     case PMC_NOTE_EMPTY_VALUE: return PMC_E_EMPTY_VALUE;
     case PMC_NOTE_BARE_KEY: return PMC_E_BARE_KEY;

@@ -23,8 +23,8 @@ static const pms_persona strict = {
 
 static const pms_persona hydra40 = {
     .name = "hydra-4.0", .v1_put_hidden = true, .dialect = "hydra-4.0",
-    /* §6.6: no continuations; §9: "get_maxes\r" is an unknown command */
-    .decode_flags = PMC_DEC_NO_CONCAT | PMC_DEC_EMPTY_KEYS, .decode_strict = PMC_NOTE_V1_CR,
+    /* §6.6: no continuations; §9: "get_maxes\r" is an unknown command; §6.1: atoi lengths */
+    .decode_flags = PMC_DEC_NO_CONCAT | PMC_DEC_EMPTY_KEYS | PMC_DEC_LEN_ATOI, .decode_strict = PMC_NOTE_V1_CR,
     .max_key = UNCHECKED, .max_val = UNCHECKED, .trunc_key = 63, .trunc_val = 1023, /* B9 */
     .nul_truncates = true, .bools = PMS_BOOL_EXACT, .put_novalue = PMS_PUT_EMPTY,
     .fullinit_needs_rank = true, .v2_abort = false, /* B4 */
@@ -40,7 +40,7 @@ static const pms_persona hydra40 = {
 
 static const pms_persona hydra41 = {
     .name = "hydra-4.1", .dialect = "hydra-4.1",
-    .decode_flags = PMC_DEC_V1_BACKSLASH | PMC_DEC_NO_CONCAT,
+    .decode_flags = PMC_DEC_V1_BACKSLASH | PMC_DEC_NO_CONCAT | PMC_DEC_LEN_ATOI,
     /* H1: empty values, H7: CR before LF */
     .decode_strict = PMC_NOTE_EMPTY_VALUE | PMC_NOTE_V1_CR,
     .max_key = UNCHECKED, .max_val = UNCHECKED, .nul_truncates = true, .bools = PMS_BOOL_EXACT,
@@ -57,7 +57,8 @@ static const pms_persona hydra41 = {
 };
 
 static const pms_persona slurm = {
-    .name = "slurm", .mapping_in_kvs = true, .dialect = "slurm", .decode_flags = PMC_DEC_NO_CONCAT,
+    .name = "slurm", .mapping_in_kvs = true, .dialect = "slurm",
+    .decode_flags = PMC_DEC_NO_CONCAT | PMC_DEC_LEN_ATOI, /* S8: atoi lengths */
     .max_key = UNCHECKED, .max_val = UNCHECKED, .nul_truncates = true,
     .bools = PMS_BOOL_CASEFOLD, .put_novalue = PMS_PUT_IGNORED, .fullinit_all_keys = true,
     .v2_abort = true, .notfound = PMS_NF_FOUND_FALSE,

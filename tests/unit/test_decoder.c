@@ -188,6 +188,31 @@ START_TEST(length_errors)
 }
 END_TEST
 
+/* PMC_DEC_LEN_ATOI: what the strict rules reject but atoi reads as a usable
+ * length is accepted and noted; what atoi cannot use keeps its precise error. */
+START_TEST(length_atoi)
+{
+    pmc_decoder_opts o = opts_default();
+    o.flags |= PMC_DEC_LEN_ATOI;
+    use(&o);
+    is_msg(FEED("   +14cmd=job-getid;"), PMC_WIRE_V2, "job-getid", 0);
+    ck_assert_uint_eq(M.notes, PMC_NOTE_LEN_ATOI);
+    is_msg(FEED("14abcdcmd=job-getid;"), PMC_WIRE_V2, "job-getid", 0);
+    ck_assert_uint_eq(M.notes, PMC_NOTE_LEN_ATOI);
+    is_msg(FEED(" \t 6  cmd=x;"), PMC_WIRE_V2, "x", 0); /* leading white space of any kind */
+    ck_assert_uint_eq(M.notes, PMC_NOTE_LEN_ATOI);
+    is_msg(FEED("    14cmd=job-getid;"), PMC_WIRE_V2, "job-getid", 0);
+    ck_assert_uint_eq(M.notes, 0); /* canonical input is untouched */
+    ERR_CASE(&o, "    -5cmd=job-getid;", PMC_E_LEN_SIGN, 4, true);
+    ERR_CASE(&o, "abcdefcmd=job-getid;", PMC_E_LEN_SYNTAX, 0, true);
+    ERR_CASE(&o, "    +0cmd=job-getid;", PMC_E_LEN_SIGN, 4, true);
+    ERR_CASE(&o, "   +1x", PMC_E_LEN_SIGN, 3, true); /* atoi: 1, below 6 */
+    /* a strict decoder that rejects the note never reads by atoi */
+    o.strict = PMC_STRICT_ALL;
+    ERR_CASE(&o, "   +14cmd=job-getid;", PMC_E_LEN_SIGN, 3, true);
+}
+END_TEST
+
 START_TEST(length_at_default_max_frame)
 {
     /* 65536 is allowed, so the decoder waits for the body */
@@ -1023,6 +1048,7 @@ static Suite *suite(void)
     tcase_add_test(t, v2_nul);
     tcase_add_test(t, v2_key_empty);
     tcase_add_test(t, v2_key_empty_skipped);
+    tcase_add_test(t, length_atoi);
     tcase_add_test(t, v2_key_too_long);
     tcase_add_test(t, v2_val_too_long);
     tcase_add_test(t, v2_too_many_pairs);

@@ -14,7 +14,7 @@ static const struct {
     { PMC_NOTE_KEY_CHARS, "KEY-1" },        { PMC_NOTE_NUL_IN_VALUE, "VAL-2" },
     { PMC_NOTE_V1_SPACES, "V1-1" },         { PMC_NOTE_V1_CR, "V1-2" },
     { PMC_NOTE_V1_BACKSLASH, "V1-11" },     { PMC_NOTE_MCMD_SPACES, "V1-13" },
-    { PMC_NOTE_EMPTY_KEY, "KEY-5" },
+    { PMC_NOTE_EMPTY_KEY, "KEY-5" },        { PMC_NOTE_LEN_ATOI, "FRAME-5" },
 };
 
 static const struct {

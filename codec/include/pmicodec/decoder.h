@@ -39,6 +39,10 @@ enum pmc_decoder_flags {
     PMC_DEC_EMPTY_KEYS = 1u << 3,   /* skip a v2 "=value" pair (noted PMC_NOTE_EMPTY_KEY) instead
                                      * of rejecting the message, as Hydra 4.0.2's strtok parser
                                      * does; without it: PMC_E_KEY_EMPTY */
+    PMC_DEC_LEN_ATOI = 1u << 4,     /* read a length field that the strict rules reject as C's
+                                     * atoi() reads it ("   +14", "14ab  "; noted
+                                     * PMC_NOTE_LEN_ATOI), as every MPICH and Slurm parser
+                                     * does; a result below 6 or a '-' is still an error */
 };
 
 typedef struct pmc_decoder_opts {
@@ -50,13 +54,14 @@ typedef struct pmc_decoder_opts {
 /* Strict mask covering every non-canonical form (SPEC.md): left-justified or
  * zero-padded lengths, trailing junk, bare keys, empty tokens, duplicate
  * keys, keys outside [-_A-Za-z0-9], NUL in values, extra spaces and CR in
- * v1 lines, empty keys (when PMC_DEC_EMPTY_KEYS lets them through).  Empty values and escapes are legal and not in it; a caller may
+ * v1 lines, empty keys (when PMC_DEC_EMPTY_KEYS lets them through), atoi-read lengths
+ * (PMC_DEC_LEN_ATOI).  Empty values and escapes are legal and not in it; a caller may
  * still set PMC_NOTE_EMPTY_VALUE (or any note) explicitly to reject it, as
  * Hydra 4.1+ does. */
 #define PMC_STRICT_ALL                                                                           \
     (PMC_NOTE_LEN_LEFT | PMC_NOTE_LEN_ZERO | PMC_NOTE_TRAILING_JUNK | PMC_NOTE_BARE_KEY |        \
      PMC_NOTE_EMPTY_TOKEN | PMC_NOTE_DUP_KEY | PMC_NOTE_KEY_CHARS | PMC_NOTE_NUL_IN_VALUE |       \
-     PMC_NOTE_V1_SPACES | PMC_NOTE_V1_CR | PMC_NOTE_MCMD_SPACES | PMC_NOTE_EMPTY_KEY)
+     PMC_NOTE_V1_SPACES | PMC_NOTE_V1_CR | PMC_NOTE_MCMD_SPACES | PMC_NOTE_EMPTY_KEY | PMC_NOTE_LEN_ATOI)
 
 PMC_API void pmc_limits_default(pmc_limits *l);
 PMC_API void pmc_decoder_opts_default(pmc_decoder_opts *o); /* default limits, SEMI_ESCAPE, lenient */

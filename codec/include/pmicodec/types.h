@@ -85,8 +85,9 @@ enum pmc_note {
     PMC_NOTE_CONTINUED = 1u << 13,     /* v2: reassembled from concat continuation frames */
     PMC_NOTE_MCMD_SPACES = 1u << 14,   /* mcmd: spaces around '=' or at line ends */
     PMC_NOTE_EMPTY_KEY = 1u << 15,     /* v2: "=value" pair with no key, dropped (PMC_DEC_EMPTY_KEYS) */
+    PMC_NOTE_LEN_ATOI = 1u << 16,      /* length field read by atoi: a '+' or bytes after the digits (PMC_DEC_LEN_ATOI) */
 };
-#define PMC_NOTE_COUNT 16
+#define PMC_NOTE_COUNT 17
 
 PMC_API const char *pmc_note_name(uint32_t single_note); /* "len-left", ... */
 /* Writes "len-left,trailing-junk" style text; returns the length it needed. */
