@@ -22,6 +22,8 @@
  *     kvs-put) gets its response, unless a hostile rank took the job down
  *     (abort, or a persona that kills the job on bad input), in which case
  *     the server closes the honest connection instead of leaving it waiting,
+ *     or, over PMI_PORT, a hostile connection claimed the honest rank first
+ *     (the honest fullinit is then refused: an error response, or EOF),
  *     or the persona imitates Hydra's head-of-line blocking and a hostile
  *     rank holds part of a message (pms_server_hol_blocked);
  *   - the event loop settles once the input stops (no busy loop);
@@ -120,8 +122,14 @@ static void write_all(pms_server *s, peer *p, const uint8_t *b, size_t n)
     }
 }
 
+/* PMI_PORT mode: a hostile connection claimed the honest rank's rank before
+ * it did, so the honest fullinit is refused, by an error response or (in a
+ * persona that answers errors with silence) by closing the connection. */
+static bool identity_stolen;
+
 /* The honest rank: one request (built in `enc`), one response named `want`,
- * or an EOF when (and only when) the job was taken down.  False on EOF. */
+ * or an EOF when (and only when) the job was taken down or its rank was
+ * claimed by another connection.  False on EOF. */
 static bool honest_exchange(pms_server *s, pms_job *j, peer *p, pmc_enc *enc, const char *want,
                             pmc_msg *m)
 {
@@ -140,8 +148,9 @@ static bool honest_exchange(pms_server *s, pms_job *j, peer *p, pmc_enc *enc, co
                 return true; /* anything else before it is an unsolicited message */
         FZ_CHECK(rc == PMC_AGAIN, "honest rank: undecodable reply: %s", e.detail);
         if (p->eof) {
-            FZ_CHECK(pms_job_aborted(j), "the server closed the honest rank's connection "
-                     "while it waited for %s, and the job was not taken down", want);
+            FZ_CHECK(pms_job_aborted(j) || identity_stolen,
+                     "the server closed the honest rank's connection while it waited for %s, "
+                     "and the job was not taken down", want);
             return false;
         }
         /* the hydra personas stall a node behind a hostile rank's partial
@@ -155,16 +164,18 @@ static bool honest_exchange(pms_server *s, pms_job *j, peer *p, pmc_enc *enc, co
 
 /* PMI-1 init line, fullinit (with the challenge when a secret is set),
  * job-getid, kvs-put. */
-static void honest_session(pms_server *s, pms_job *j, peer *p, bool auth)
+static void honest_session(pms_server *s, pms_job *j, peer *p, bool auth, bool port_mode)
 {
     pmc_enc enc;
     pmc_msg m;
+    identity_stolen = false;
     pmc_enc_begin(&enc, PMC_WIRE_V1, "init");
     pmc_enc_int(&enc, "pmi_version", 2);
     pmc_enc_int(&enc, "pmi_subversion", 0);
     if (!honest_exchange(s, j, p, &enc, "response_to_init", &m))
         return;
 
+    identity_stolen = port_mode && pms_rank_bound(j, HONEST);
     pmc_enc_begin(&enc, PMC_WIRE_V2, "fullinit");
     pmc_enc_int(&enc, "pmirank", HONEST);
     if (auth)
@@ -276,7 +287,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int r = 0; r < HOSTILE; r++)
         drain(&P[r], strict_persona);
 
-    honest_session(s, j, &P[HONEST], auth);
+    honest_session(s, j, &P[HONEST], auth, cfg & 32);
 
     for (int r = 0; r < RANKS; r++) {
         if (P[r].fd >= 0)

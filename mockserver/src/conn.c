@@ -134,6 +134,12 @@ static void hol_update(pms_conn *c)
     }
 }
 
+void pms_conn_refused_identity(pms_conn *c)
+{
+    if (c->srv->persona->on_error == PMS_ERR_SILENT && c->rank < 0)
+        pms_conn_close(c, "no free rank named on a PMI_PORT connection");
+}
+
 void pms_conn_close(pms_conn *c, const char *why)
 {
     if (c->dead)

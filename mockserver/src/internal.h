@@ -168,6 +168,10 @@ void pms_trace_event(pms_server *s, const pms_conn *c, int kind, int side, const
 /* connections */
 pms_conn *pms_conn_new(pms_server *s, int fd, pms_job *job, int rank);
 void pms_conn_close(pms_conn *c, const char *why);
+/* PMI_PORT: the connection named no free rank and was refused (by whatever
+ * the persona does with errors).  A persona that answers nothing closes it,
+ * so the client sees EOF instead of waiting forever for an identity. */
+void pms_conn_refused_identity(pms_conn *c);
 int pms_conn_input(pms_conn *c, const void *buf, size_t len); /* in-memory feed + dispatch */
 void pms_conn_flush(pms_conn *c);
 void pms_conn_readable(pms_conn *c);

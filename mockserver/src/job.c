@@ -804,6 +804,11 @@ bool pms_rank_used(const pms_job *j, int rank)
     return rank >= 0 && rank < j->size && j->ranks[rank].spoke;
 }
 
+bool pms_rank_bound(const pms_job *j, int rank)
+{
+    return rank >= 0 && rank < j->size && j->ranks[rank].conn && !j->ranks[rank].conn->dead;
+}
+
 /* ---- KVS visibility ------------------------------------------------------ */
 
 /* Where a put goes: straight into the job's KVS for personas that show puts

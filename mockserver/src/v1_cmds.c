@@ -87,6 +87,7 @@ static void do_initack(pms_conn *c, const pmc_msg *m)
     if (pmc_msg_get_int(m, "pmiid", &id) != 1 || !c->job || !pms_job_bind(c->job, c, (int)id)) {
         pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
                         "initack needs the pmiid of a free rank");
+        pms_conn_refused_identity(c);
         return;
     }
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "initack", no_thrid);

@@ -125,6 +125,7 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
             pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, have <= 0 ? PMS_RC_KEY : PMS_RC_FAIL,
                             have <= 0 ? "pmirank is required on this connection"
                                       : "pmirank %lld is not a free rank of the job", rank);
+            pms_conn_refused_identity(c);
             return;
         }
         answer = c->rank;

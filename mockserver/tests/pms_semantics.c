@@ -422,7 +422,7 @@ static int case_errors(void)
     CHECK(V2(&T[1], "job-getid") == 0 && tc_expect(&T[1], "job-getid-response", 2000),
           "ERR-2");
     /* ERR-5: a broken length field closes the connection, whatever the persona */
-    CHECK(tc_send_raw(&T[1], "  +12cmd=x;abcdef", 17) == 0 && tc_recv(&T[1], 2000) == -1,
+    CHECK(tc_send_raw(&T[1], "  -12cmd=x;abcdef", 17) == 0 && tc_recv(&T[1], 2000) == -1,
           "ERR-5");
     return 0;
 }
@@ -704,6 +704,72 @@ static int case_hol(void)
           "rank 2's hang-up before finalize did not end the job with status 9 (aborted %d, "
           "code %d)", pms_job_aborted(job), pms_job_exit_code(job));
     return 0;
+}
+
+/* PMI_PORT: connections start unbound and become a rank by fullinit (v2) or
+ * initack (v1).  A claim of a rank that another live connection holds is
+ * refused as the persona refuses errors: an error response on a connection
+ * that stays usable (strict), the job torn down (Hydra), or, for a persona
+ * that answers errors with silence (Slurm), the connection closed, never left
+ * waiting for an answer that cannot come. */
+static int open_unbound(tc *t)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 || !pms_attach_fd(srv, sv[0], job))
+        return -1;
+    return tc_open(t, sv[1], srv);
+}
+
+static int refused(tc *t, const char *reply, const char *what)
+{
+    switch (P->on_error) {
+    case PMS_ERR_REPLY:
+        CHECK(tc_expect(t, reply, 2000) && tc_int(t, "rc", 0) != 0, "%s: error response: %.*s",
+              what, RAW(t));
+        break;
+    case PMS_ERR_KILL_JOB:
+        CHECK(tc_recv(t, 2000) == -1 && pms_job_aborted(job), "%s: Hydra ends the job", what);
+        break;
+    case PMS_ERR_SILENT:
+        CHECK(tc_recv(t, 2000) == -1, "%s: the refused connection is closed: %.*s", what, RAW(t));
+        CHECK(!pms_job_aborted(job), "%s: the job goes on", what);
+        break;
+    }
+    return 0;
+}
+
+static int case_port_identity(void)
+{
+    /* v2: rank 1 is taken, a second fullinit for it is refused */
+    CHECK(setup(2, 1, NULL) == 0, "setup");
+    tc_close(&T[0]);
+    tc_close(&T[1]);
+    CHECK(open_unbound(&T[2]) == 0 && open_unbound(&T[3]) == 0, "attach");
+    CHECK(tc_init_v2(&T[2], 1), "first claim of rank 1");
+    CHECK(pms_rank_bound(job, 1), "rank 1 bound");
+    char line[] = "cmd=init pmi_version=2 pmi_subversion=0\n";
+    CHECK(tc_send_raw(&T[3], line, sizeof line - 1) == 0 && tc_expect(&T[3], "response_to_init", 2000),
+          "init line");
+    CHECK(V2(&T[3], "fullinit", "pmirank", "1") == 0, "second claim");
+    if (refused(&T[3], "fullinit-response", "v2"))
+        return 1;
+    if (P->on_error == PMS_ERR_REPLY) {
+        CHECK(tc_init_v2(&T[3], 0), "the refused connection can still claim a free rank");
+        CHECK(pms_rank_bound(job, 0), "rank 0 bound");
+    }
+
+    /* v1: initack names a taken pmiid */
+    CHECK(setup(2, 1, NULL) == 0, "setup");
+    tc_close(&T[0]);
+    tc_close(&T[1]);
+    CHECK(open_unbound(&T[2]) == 0 && open_unbound(&T[3]) == 0, "attach");
+    CHECK(V1(&T[2], "initack", "pmiid", "0") == 0 && tc_expect(&T[2], "initack", 2000),
+          "first claim of rank 0");
+    tc_pump(srv, 20);
+    while (tc_recv(&T[2], QUIET) == 1) /* the rest of the initack lines */
+        ;
+    CHECK(V1(&T[3], "initack", "pmiid", "0") == 0, "second claim");
+    return refused(&T[3], "initack", "v1");
 }
 
 static int case_hostile(void)
@@ -1127,6 +1193,7 @@ int main(int argc, char **argv)
              : strcmp(c, "spawn-cmd") == 0     ? case_spawn_cmd()
              : strcmp(c, "hostile") == 0       ? case_hostile()
              : strcmp(c, "hol") == 0           ? case_hol()
+             : strcmp(c, "port-identity") == 0 ? case_port_identity()
              : strcmp(c, "persona") == 0       ? case_persona()
                                                : 2;
     if (rc == 2)

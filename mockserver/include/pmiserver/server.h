@@ -115,6 +115,9 @@ pms_job *pms_job_at(const pms_server *s, size_t i);
 bool pms_rank_finalized(const pms_job *j, int rank);
 /* True once the rank connected (or identified itself). */
 bool pms_rank_used(const pms_job *j, int rank);
+/* True while a live connection is bound to the rank (PMI_PORT: a second
+ * claim of it is refused). */
+bool pms_rank_bound(const pms_job *j, int rank);
 int pms_rank_node(const pms_job *j, int rank);
 int pms_job_local_count(const pms_job *j, int node);
 /* Mark a rank whose process has exited (so collectives stop waiting). */
