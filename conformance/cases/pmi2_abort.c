@@ -20,7 +20,13 @@ static void run_abort_self(pcf_ctx *c)
     pmc_enc_str(&e, "message", "pcf-abort-self");
     if (pcf_send(c, &e))
         return;
-    pws_result w = pws_wait_eof(pcf_session(c), pws_deadline_ms(SETTLE_MS));
+    /* wait at most half of what is left of the case's deadline, so the
+     * job-getid after it has time to be answered with any --timeout */
+    uint64_t now = pws_now_usec(), end = pcf_deadline(c);
+    uint64_t settle = end > now ? (end - now) / 2 : 0;
+    if (settle > SETTLE_MS * 1000ull)
+        settle = SETTLE_MS * 1000ull;
+    pws_result w = pws_wait_eof(pcf_session(c), now + settle);
     if (w == PWS_MSG) {
         pmc_msg m;
         pmc_error err;
