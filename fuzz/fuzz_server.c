@@ -23,7 +23,8 @@
  *     (abort, or a persona that kills the job on bad input), in which case
  *     the server closes the honest connection instead of leaving it waiting,
  *     or, over PMI_PORT, a hostile connection claimed the honest rank first
- *     (the honest fullinit is then refused: an error response, or EOF),
+ *     (the honest fullinit is then refused: an error response, or EOF; a
+ *     claim still waiting for its authentication does not count),
  *     or the persona imitates Hydra's head-of-line blocking and a hostile
  *     rank holds part of a message (pms_server_hol_blocked);
  *   - the event loop settles once the input stops (no busy loop);
@@ -143,9 +144,14 @@ static bool honest_exchange(pms_server *s, pms_job *j, peer *p, pmc_enc *enc, co
         settle(s);
         pull(p);
         int rc;
-        while ((rc = pmc_decoder_next(p->dec, m, &e)) == PMC_MSG)
+        while ((rc = pmc_decoder_next(p->dec, m, &e)) == PMC_MSG) {
             if (pmc_slice_eq(m->name, want))
                 return true; /* anything else before it is an unsolicited message */
+            long long frc = 0;
+            if (identity_stolen && pmc_slice_eq(m->name, "fullinit-response") &&
+                pmc_msg_get_int(m, "rc", &frc) > 0 && frc != 0)
+                return false; /* refused in place of the auth challenge */
+        }
         FZ_CHECK(rc == PMC_AGAIN, "honest rank: undecodable reply: %s", e.detail);
         if (p->eof) {
             FZ_CHECK(pms_job_aborted(j) || identity_stolen,

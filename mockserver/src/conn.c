@@ -60,6 +60,7 @@ pms_conn *pms_conn_new(pms_server *s, int fd, pms_job *job, int rank)
     c->fd = fd;
     c->job = job;
     c->rank = -1;
+    c->claim = -1;
     if (job && rank >= 0 && !pms_job_bind(job, c, rank)) {
         pmc_decoder_free(c->dec);
         free(c);

@@ -101,6 +101,7 @@ struct pms_conn {
     bool want_write;      /* EPOLLOUT registered */
     pmc_auth_server auth;
     bool auth_wait;       /* a challenge is outstanding */
+    int claim;            /* PMI_PORT: the rank fullinit asked for while authenticating */
     int pmi1_spawn_segments; /* mcmd=spawn blocks received for the current spawn */
     pms_tls *tls;         /* TLS session (TLS listeners), NULL for plain sockets */
     uint32_t ev_mask;     /* epoll events registered */
@@ -205,6 +206,7 @@ int pms_job_node_of(const pms_job *j, int rank);
 int pms_job_local_ranks(const pms_job *j, int node, int *out, int max);
 size_t pms_process_mapping(const pms_job *j, char *buf, size_t n);
 bool pms_job_bind(pms_job *j, pms_conn *c, int rank); /* false if rank invalid or taken */
+bool pms_job_rank_free(const pms_job *j, long long rank); /* in range, no live connection */
 void pms_job_rank_gone(pms_job *j, int rank);
 
 /* KVS: where a put goes, and what a get sees (FENCE-2, FENCE-6) */

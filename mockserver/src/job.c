@@ -263,6 +263,11 @@ size_t pms_process_mapping(const pms_job *j, char *buf, size_t n)
                                                    : mapping_triples(j, buf, n);
 }
 
+bool pms_job_rank_free(const pms_job *j, long long rank)
+{
+    return rank >= 0 && rank < j->size && !pms_rank_bound(j, (int)rank);
+}
+
 bool pms_job_bind(pms_job *j, pms_conn *c, int rank)
 {
     if (rank < 0 || rank >= j->size)

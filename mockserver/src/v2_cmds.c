@@ -88,6 +88,15 @@ static void send_fullinit_response(pms_conn *c, pmc_slice thrid, long long rank,
     c->fullinit = true;
 }
 
+/* PMI_PORT: the connection named no rank, or one that is not free. */
+static void refuse_claim(pms_conn *c, const pmc_msg *m, int have, long long rank)
+{
+    pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, have <= 0 ? PMS_RC_KEY : PMS_RC_FAIL,
+                    have <= 0 ? "pmirank is required on this connection"
+                              : "pmirank %lld is not a free rank of the job", rank);
+    pms_conn_refused_identity(c);
+}
+
 static void do_fullinit(pms_conn *c, const pmc_msg *m)
 {
     pms_server *s = c->srv;
@@ -114,6 +123,7 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
                  ? PMS_RC_INVALID_ARG
                  : 0;
     long long answer;
+    int claim = -1; /* PMI_PORT: the rank asked for, bound once authenticated */
     if (c->rank < 0) {
         /* PMI_PORT: one listener serves every job; spawned ranks name
          * theirs with pmijobid (their PMI_JOBID) */
@@ -121,14 +131,11 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
         pms_job *named = jid.len ? pms_job_find(s, jid.ptr, jid.len) : NULL;
         if (named)
             c->job = named;
-        if (have <= 0 || !c->job || !pms_job_bind(c->job, c, (int)rank)) {
-            pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, have <= 0 ? PMS_RC_KEY : PMS_RC_FAIL,
-                            have <= 0 ? "pmirank is required on this connection"
-                                      : "pmirank %lld is not a free rank of the job", rank);
-            pms_conn_refused_identity(c);
+        if (have <= 0 || !c->job || !pms_job_rank_free(c->job, rank)) {
+            refuse_claim(c, m, have, rank);
             return;
         }
-        answer = c->rank;
+        answer = claim = (int)rank;
     } else if (have > 0 && rank != c->rank && p->rank_from_client) {
         answer = rank; /* H8: Hydra 4.1+ echoes whatever the client says */
     } else if (have > 0 && rank != c->rank && p->on_error == PMS_ERR_REPLY) {
@@ -156,6 +163,7 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
             pmc_enc_str(e, "authinfo", c->auth.nonce);
             pms_reply_send(c);
             c->auth_wait = true;
+            c->claim = claim;
             return;
         }
         if (s->cfg.require_auth) {
@@ -165,6 +173,10 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
             pms_conn_flush(c);
             return;
         }
+    }
+    if (claim >= 0 && !pms_job_bind(c->job, c, claim)) {
+        refuse_claim(c, m, have, rank);
+        return;
     }
     send_fullinit_response(c, m->thrid, answer, rc);
 }
@@ -185,6 +197,14 @@ static void do_auth_complete(pms_conn *c, const pmc_msg *m)
         pms_log(c->srv, 0, "conn %d: authentication failed: %s", c->id, err.detail);
         pms_conn_close(c, "authentication failed");
         return;
+    }
+    if (c->rank < 0) { /* PMI_PORT: the rank is taken only now, and only if still free */
+        int claim = c->claim;
+        c->claim = -1;
+        if (claim < 0 || !pms_job_bind(c->job, c, claim)) {
+            refuse_claim(c, m, 1, claim);
+            return;
+        }
     }
     send_fullinit_response(c, m->thrid, c->rank, 0);
 }

@@ -769,7 +769,33 @@ static int case_port_identity(void)
     while (tc_recv(&T[2], QUIET) == 1) /* the rest of the initack lines */
         ;
     CHECK(V1(&T[3], "initack", "pmiid", "0") == 0, "second claim");
-    return refused(&T[3], "initack", "v1");
+    if (refused(&T[3], "initack", "v1"))
+        return 1;
+
+    /* with a secret: a claim holds the rank only once authenticated, so a
+     * connection that never answers its challenge blocks nobody */
+    CHECK(setup(2, 1, "s3cret") == 0, "setup");
+    tc_close(&T[0]);
+    tc_close(&T[1]);
+    CHECK(open_unbound(&T[2]) == 0 && open_unbound(&T[3]) == 0, "attach");
+    char nonce[2][64], digest[PMC_AUTH_DIGEST_HEX + 1];
+    for (int i = 0; i < 2; i++) {
+        tc *t = &T[2 + i];
+        CHECK(tc_send_raw(t, line, sizeof line - 1) == 0 && tc_expect(t, "response_to_init", 2000),
+              "init line");
+        CHECK(V2(t, "fullinit", "pmirank", "1", "authtype", PMC_AUTH_TYPE) == 0 &&
+                  tc_expect(t, "auth-response", 2000) && tc_str(t, "authinfo", nonce[i], 64),
+              "challenge %d", i);
+        CHECK(!pms_rank_bound(job, 1), "rank 1 bound before authentication");
+    }
+    pmc_auth_digest("s3cret", 6, nonce[1], strlen(nonce[1]), digest);
+    CHECK(V2(&T[3], "auth-response-complete", "authinfo", digest) == 0 &&
+              tc_expect(&T[3], "fullinit-response", 2000) && tc_int(&T[3], "rc", 1) == 0,
+          "the first to authenticate gets rank 1: %.*s", RAW(&T[3]));
+    CHECK(pms_rank_bound(job, 1), "rank 1 bound after authentication");
+    pmc_auth_digest("s3cret", 6, nonce[0], strlen(nonce[0]), digest);
+    CHECK(V2(&T[2], "auth-response-complete", "authinfo", digest) == 0, "late answer");
+    return refused(&T[2], "fullinit-response", "authenticated too late");
 }
 
 static int case_hostile(void)
