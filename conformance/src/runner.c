@@ -34,6 +34,16 @@ typedef struct plan_item {
 
 /* ---------------------------------------------------------------- traces */
 
+
+/* Under a launcher, rank 0's stdout is a pipe to a forwarder (Hydra's
+ * proxy) that dies with the job: before a case that may end the job, give
+ * it time to pass on what was written, or the report is lost with it. */
+static void let_launcher_forward(void)
+{
+    struct stat st;
+    if (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+        poll(NULL, 0, 500);
+}
 static void write_trace(const pcf_ctx *c, const char *dir, const char *id, int iter,
                         pws_event *ev, size_t n, uint64_t t0)
 {
@@ -566,6 +576,7 @@ int pcf_run_job(const pcf_opts *o)
                            "now, its verdict is %s (%s)\n", e->c->id, v - 1,
                            pcf_verdict_name(pk.verdict), pk.clause);
                     fflush(stdout);
+                    let_launcher_forward();
                     if (o->junit || o->json_dir || o->html) {
                         pcf_result *pr = pcf_results_get(&rs, e);
                         pcf_result_add_run(pr, pk.verdict, "job-killed", pk.clause,
