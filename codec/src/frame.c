@@ -8,6 +8,8 @@ pmc_wire pmc_classify(const char *p, size_t len)
     /* A v2 frame starts with a digit or a space: decide on the first byte. */
     if (len && p[0] != 'c' && p[0] != 'm')
         return PMC_WIRE_V2;
+    if (len >= 4 && memcmp(p, v1, 4) == 0) /* the common v1 case, a 4-byte compare */
+        return PMC_WIRE_V1;
     size_t n1 = len < 4 ? len : 4, n2 = len < 5 ? len : 5;
     bool pre1 = memcmp(p, v1, n1) == 0, pre2 = memcmp(p, mc, n2) == 0;
     if (pre1 && len >= 4)

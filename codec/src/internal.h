@@ -52,8 +52,19 @@ int pmc_mcmd_parse(const char *blk, size_t len, uint64_t off, const pmc_decoder_
 
 /* Append a pair; -1 with the error filled when the pair limit is reached or
  * memory runs out. */
-int pmc_scratch_push(pmc_scratch *s, const pmc_decoder_opts *o, pmc_slice key, pmc_slice val,
-                     uint32_t flags, uint64_t off, pmc_error *err);
+int pmc_scratch_push_slow(pmc_scratch *s, const pmc_decoder_opts *o, pmc_slice key,
+                          pmc_slice val, uint32_t flags, uint64_t off, pmc_error *err);
+/* Append a pair; the common case (room, under the limit) inline: it runs
+ * for every pair of every message. */
+static inline int pmc_scratch_push(pmc_scratch *s, const pmc_decoder_opts *o, pmc_slice key,
+                                   pmc_slice val, uint32_t flags, uint64_t off, pmc_error *err)
+{
+    if (s->npairs < s->cap && s->npairs < o->limits.max_pairs) {
+        s->pairs[s->npairs++] = (pmc_pair){ key, val, flags };
+        return 0;
+    }
+    return pmc_scratch_push_slow(s, o, key, val, flags, off, err);
+}
 /* Reserve arena space; returns the offset of the reserved bytes or -1. */
 long pmc_scratch_arena(pmc_scratch *s, size_t n);
 void pmc_scratch_free(pmc_scratch *s);

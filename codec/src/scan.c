@@ -56,8 +56,19 @@ const char *pmc_scan_v2_value_esc(const char *p, const char *end, size_t *escape
     }
 }
 
+/* Bytes that end a PMI-1 value: 1 always, 2 only with backslash escapes. */
+static const uint8_t v1_stop[256] = { [0] = 1, [' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\\'] = 2 };
+
 const char *pmc_scan_v1_value(const char *p, const char *end, bool backslash)
 {
+    /* Most PMI-1 values are short (kvs names, ranks, keys): a table lookup
+     * per byte finds their end before vector set-up would pay off. */
+    const uint8_t mask = backslash ? 3 : 1;
+    const char *short_end = end - p > 16 ? p + 16 : end;
+    while (p < short_end && !(v1_stop[(uint8_t)*p] & mask))
+        p++;
+    if (p < short_end || p == end)
+        return p;
 #if defined(__SSE2__)
     const __m128i sp = _mm_set1_epi8(' ');
     const __m128i nl = _mm_set1_epi8('\n');

@@ -25,11 +25,11 @@
 #define T_WORD PMC_T_WORD
 
 /* plain key */
-#define K(n, t, f, o) { (n), (t), (f), (o), NULL, 0, NULL }
+#define K(n, t, f, o) { (n), (t), (f), (o), sizeof(n) - 1, NULL, 0, NULL }
 /* indexed family: name<i>, i = base .. base+count-1 */
-#define KI(n, f, o, cnt, base) { (n), T_STR, (f) | PMC_K_INDEXED, (o), (cnt), (base), NULL }
+#define KI(n, f, o, cnt, base) { (n), T_STR, (f) | PMC_K_INDEXED, (o), sizeof(n) - 1, (cnt), (base), NULL }
 /* a dialect's other spelling of key `canon` */
-#define KA(n, t, o, canon) { (n), (t), PMC_K_ALIAS, (o), NULL, 0, (canon) }
+#define KA(n, t, o, canon) { (n), (t), PMC_K_ALIAS, (o), sizeof(n) - 1, NULL, 0, (canon) }
 
 #define NKEYS(a) (sizeof(a) / sizeof((a)[0]))
 #define KEYS(a) (a), NKEYS(a)
@@ -233,7 +233,7 @@ static const pmc_keyspec k_v2_spawn[] = {
     KI("ppval", 0, D | M | S, "preputcount", 0),
     /* MPICH and Slurm: one message, each command a segment opened by subcmd;
      * the draft sends the commands as separate spawn-cmd messages instead */
-    { "subcmd", T_STR, PMC_K_SEGMENT, M | S, "ncmds", 0, NULL },
+    { "subcmd", T_STR, PMC_K_SEGMENT, M | S, sizeof "subcmd" - 1, "ncmds", 0, NULL },
     K("maxprocs", T_UINT, REQ | SEG, M | S),
     K("argc", T_UINT, REQ | SEG, M | S),
     KI("argv", SEG, M | S, "argc", 0),

@@ -5,8 +5,8 @@
 
 #include <stdlib.h>
 
-int pmc_scratch_push(pmc_scratch *s, const pmc_decoder_opts *o, pmc_slice key, pmc_slice val,
-                     uint32_t flags, uint64_t off, pmc_error *err)
+int pmc_scratch_push_slow(pmc_scratch *s, const pmc_decoder_opts *o, pmc_slice key,
+                          pmc_slice val, uint32_t flags, uint64_t off, pmc_error *err)
 {
     if (s->npairs >= o->limits.max_pairs) {
         pmc_error_set(err, PMC_E_TOO_MANY_PAIRS, off, "more than %u pairs in one message",

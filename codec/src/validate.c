@@ -95,6 +95,14 @@ static bool strict(const vctx *c) { return (c->flags & PMC_VAL_STRICT) != 0; }
 static bool match_key(const pmc_keyspec *ks, pmc_slice key, long *idx)
 {
     const char *n = ks->name;
+    if (!(ks->flags & PMC_K_INDEXED)) {
+        if (key.len != ks->name_len)
+            return false;
+        for (size_t i = 1; i < key.len; i++) /* keys are short; byte 0 matched already */
+            if (n[i] != key.ptr[i])
+                return false;
+        return true;
+    }
     size_t i = 0;
     while (i < key.len && n[i] != '\0' && n[i] == key.ptr[i])
         i++;

@@ -148,6 +148,8 @@ START_TEST(table_is_complete_and_consistent)
         for (size_t k = 0; k < s->nkeys; k++) {
             const pmc_keyspec *ks = &s->keys[k];
             ck_assert_msg(ks->name && ks->name[0], "%s: key %zu", s->name, k);
+            ck_assert_msg(ks->name_len == strlen(ks->name), "%s.%s name_len %u", s->name,
+                          ks->name, (unsigned)ks->name_len);
             ck_assert_msg(ks->type <= PMC_T_BOOLINT, "%s.%s type", s->name, ks->name);
             ck_assert_msg(ks->origin != 0, "%s.%s origin", s->name, ks->name);
             for (size_t j = 0; j < k; j++)

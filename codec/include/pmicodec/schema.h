@@ -77,6 +77,7 @@ typedef struct pmc_keyspec {
     uint8_t type;          /* pmc_ktype */
     uint8_t flags;         /* pmc_key_flags */
     uint8_t origin;        /* pmc_origin bits: who uses this key */
+    uint8_t name_len;      /* strlen(name): the validator compares lengths first */
     const char *count_key; /* for INDEXED: the key holding the count (argc, preputcount) */
     int index_base;        /* for INDEXED: 0 or 1 (PMI-1 spawn's arg<i> is 1-based) */
     const char *alias_of;  /* for ALIAS: the canonical key */
