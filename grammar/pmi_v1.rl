@@ -10,9 +10,12 @@
 machine pmi_v1;
 include pmi_chars "pmi_chars.rl";
 
-v1_name = wordchar+ %name_end;
+# After the first byte, runs of wordchars are skipped in one step ($wskip:
+# the host jumps to the run's last byte), not one transition per byte.
+v1_name = wordchar ( wordchar $wskip )* %name_end;
 
-v1_key = ( wordchar | ( any - wordchar - [ =\r\n] ) @key_odd )+ >key_start %key_end;
+v1_key_odd = ( any - wordchar - [ =\r\n] ) @key_odd;
+v1_key = ( ( wordchar | v1_key_odd ) ( wordchar $wskip | v1_key_odd )* ) >key_start %key_end;
 
 # Raw values, as Hydra 4.0 and Slurm read them.
 v1_value_raw = ( any - [ \r\n] )* $v1skip;

@@ -12,10 +12,13 @@
 machine pmi_v2;
 include pmi_chars "pmi_chars.rl";
 
-v2_name = wordchar+;
+# After the first byte, runs of wordchars are skipped in one step ($wskip:
+# the host jumps to the run's last byte), not one transition per byte.
+v2_name = wordchar ( wordchar $wskip )*;
 
 # Keys: canonical characters, or any other byte but '=' and ';' (noted).
-v2_key = ( wordchar | ( any - wordchar - [=;] ) @key_odd )+ >key_start %key_end;
+v2_key_odd = ( any - wordchar - [=;] ) @key_odd;
+v2_key = ( ( wordchar | v2_key_odd ) ( wordchar $wskip | v2_key_odd )* ) >key_start %key_end;
 
 # An empty token: a ';' where a key should start.
 v2_empty = ';' @empty_tok;

@@ -82,6 +82,16 @@ const char *pmc_scan_v2_value_esc(const char *p, const char *end, size_t *escape
 /* First byte in [p, end) that ends a v1 value: ' ', '\n', '\r', and '\\'
  * when `backslash` is set; or end. */
 const char *pmc_scan_v1_value(const char *p, const char *end, bool backslash);
+/* 1 for the bytes of [-_A-Za-z0-9] (grammar/pmi_chars.rl's wordchar). */
+extern const uint8_t pmc_wordchar[256];
+/* The first byte at or after p that is not a wordchar, or end: the grammars
+ * skip the rest of a name or key with it (action wskip). */
+static inline const char *pmc_skip_word(const char *p, const char *end)
+{
+    while (p < end && pmc_wordchar[(uint8_t)*p])
+        p++;
+    return p;
+}
 
 /* The 6-byte v2 length field.  Returns the body length, or -1 with a fatal
  * error; *notes gets PMC_NOTE_LEN_LEFT / PMC_NOTE_LEN_ZERO, or

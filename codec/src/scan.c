@@ -56,6 +56,15 @@ const char *pmc_scan_v2_value_esc(const char *p, const char *end, size_t *escape
     }
 }
 
+#define W4(c) [c] = 1, [c + 1] = 1, [c + 2] = 1, [c + 3] = 1
+const uint8_t pmc_wordchar[256] = {
+    ['-'] = 1, ['_'] = 1,
+    W4('0'), W4('4'), ['8'] = 1, ['9'] = 1,
+    W4('A'), W4('E'), W4('I'), W4('M'), W4('Q'), W4('U'), ['Y'] = 1, ['Z'] = 1,
+    W4('a'), W4('e'), W4('i'), W4('m'), W4('q'), W4('u'), ['y'] = 1, ['z'] = 1,
+};
+#undef W4
+
 /* Bytes that end a PMI-1 value: 1 always, 2 only with backslash escapes. */
 static const uint8_t v1_stop[256] = { [0] = 1, [' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\\'] = 2 };
 

@@ -114,6 +114,7 @@ action key_end {
         fbreak;
     }
 }
+action wskip { fexec pmc_skip_word(p + 1, pe); }
 action val_start { st.phase = PH_VALUE; st.val_start = p + 1; st.has_val = true; }
 action v1skip {
     if (fc == 0)

@@ -116,6 +116,7 @@ action key_start {
     st.phase = PH_KEY;
     st.key_start = p;
 }
+action wskip { fexec pmc_skip_word(p + 1, pe); }
 action key_odd {
     if (fc == 0) {
         pmc_error_set(st.err, PMC_E_NUL, at(&st, p), "NUL byte in a key; keys are [-_A-Za-z0-9]");
