@@ -272,6 +272,10 @@ bool pms_job_bind(pms_job *j, pms_conn *c, int rank)
 {
     if (rank < 0 || rank >= j->size)
         return false;
+    /* a connection has one identity: a second initack naming another rank
+     * would leave the first rank pointing at this connection after it is gone */
+    if (c->rank >= 0)
+        return c->job == j && c->rank == rank;
     pms_rank *r = &j->ranks[rank];
     if (r->conn && r->conn != c && !r->conn->dead)
         return false;

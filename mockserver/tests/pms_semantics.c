@@ -740,6 +740,19 @@ static int refused(tc *t, const char *reply, const char *what)
 
 static int case_port_identity(void)
 {
+    /* a connection has one identity: rank 1 naming rank 0 in an initack is
+     * refused, and rank 0 stays free */
+    CHECK(setup(2, 1, NULL) == 0, "setup");
+    tc_close(&T[0]);
+    tc_pump(srv, 20);
+    CHECK(!pms_rank_bound(job, 0), "rank 0 gone");
+    CHECK(V1(&T[1], "initack", "pmiid", "0") == 0, "rebind");
+    if (P->on_error == PMS_ERR_REPLY)
+        CHECK(tc_expect(&T[1], "initack", 2000) && tc_int(&T[1], "rc", 0) != 0,
+              "refused: %.*s", RAW(&T[1]));
+    tc_pump(srv, 20);
+    CHECK(!pms_rank_bound(job, 0), "rank 0 taken by rank 1's connection");
+
     /* v2: rank 1 is taken, a second fullinit for it is refused */
     CHECK(setup(2, 1, NULL) == 0, "setup");
     tc_close(&T[0]);
