@@ -321,7 +321,7 @@ static int parse_event(lp *p, pmt_trace *t)
             mods.form = PMT_FORM_RAW;
             after = skip_ws(p, after + 3);
         }
-        if (p->s[after] != '"')
+        if (after >= p->n || p->s[after] != '"') /* "raw" then blanks to the end of the line */
             return perr(p, after, t->version >= 2
                                       ? "expected '\"', raw \"...\" or msg <pattern>"
                                       : "expected '\"' (patterns in place of bytes are reserved for a later version: v2)");
