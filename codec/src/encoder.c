@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "pmicodec/encoder.h"
 
 enum { LEN_FIELD = 6, LEN_MAX = 999999 };
@@ -310,11 +311,11 @@ static size_t order_at(const order *o, size_t k)
 /* ------------------------------------------------------------------ */
 /* Validation and measurement                                          */
 
-/* Keys and command names: [-_A-Za-z0-9]{1,64} (SPEC KEY-1, BODY-1). */
+/* Keys and command names: [-_A-Za-z0-9]{1,64} (SPEC KEY-1, BODY-1), the
+ * decoder's own class. */
 static bool name_char_ok(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_';
+    return pmc_wordchar[c] != 0;
 }
 
 static int check_cmd(pmc_wire wire, pmc_slice cmd, pmc_error *err)

@@ -8,16 +8,13 @@ pmc_wire pmc_classify(const char *p, size_t len)
     /* A v2 frame starts with a digit or a space: decide on the first byte. */
     if (len && p[0] != 'c' && p[0] != 'm')
         return PMC_WIRE_V2;
-    if (len >= 4 && memcmp(p, v1, 4) == 0) /* the common v1 case, a 4-byte compare */
+    if (len >= 4 && memcmp(p, v1, 4) == 0) /* constant sizes: plain compares */
         return PMC_WIRE_V1;
-    size_t n1 = len < 4 ? len : 4, n2 = len < 5 ? len : 5;
-    bool pre1 = memcmp(p, v1, n1) == 0, pre2 = memcmp(p, mc, n2) == 0;
-    if (pre1 && len >= 4)
-        return PMC_WIRE_V1;
-    if (pre2 && len >= 5)
+    if (len >= 5 && memcmp(p, mc, 5) == 0)
         return PMC_WIRE_V1_MCMD;
-    if (pre1 || pre2)
-        return PMC_WIRE_NONE; /* could still become either */
+    /* a short prefix of either could still become it */
+    if ((len < 4 && memcmp(p, v1, len) == 0) || (len < 5 && memcmp(p, mc, len) == 0))
+        return PMC_WIRE_NONE;
     return PMC_WIRE_V2;
 }
 
