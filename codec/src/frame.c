@@ -62,20 +62,17 @@ static long strict_length(const char *f, uint64_t off, const pmc_limits *lim, ui
     /* Accepted: optional spaces, digits, optional spaces ("    14", "14    ",
      * "000014", " 14   ").  Canonical is right-justified without leading
      * zeros, as "%6u" writes it. */
-    /* Fast path: the canonical "%6u" form, spaces then digits to the end. */
-    if (f[5] >= '0' && f[5] <= '9' && f[0] != '0') {
-        long v = 0;
-        int i = 5;
-        while (i >= 0 && f[i] >= '0' && f[i] <= '9')
-            i--;
-        int first = i + 1;
-        bool spaces = true;
-        for (int k = 0; k <= i; k++)
-            spaces &= f[k] == ' ';
-        if (spaces && f[first] != '0') {
-            for (int k = first; k < 6; k++)
-                v = v * 10 + (f[k] - '0');
-            if (v >= 6 && (uint64_t)v <= lim->max_frame)
+    /* Fast path: the canonical "%6u" form, spaces then digits to the end
+     * with no leading zero. */
+    {
+        int i = 0;
+        while (i < 5 && f[i] == ' ')
+            i++;
+        if (f[i] != '0') {
+            long v = 0;
+            for (; i < 6 && f[i] >= '0' && f[i] <= '9'; i++)
+                v = v * 10 + (f[i] - '0');
+            if (i == 6 && v >= 6 && (uint64_t)v <= lim->max_frame)
                 return v;
         }
     }

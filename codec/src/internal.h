@@ -108,4 +108,9 @@ pmc_wire pmc_classify(const char *p, size_t len);
 /* The error a strict decoder reports for a non-canonical form. */
 pmc_errcode pmc_note_errcode(uint32_t note);
 
+/* pmc_validate without the per-command plans: every message through the
+ * general path.  The two must agree on everything; tests and the validate
+ * fuzzer hold them to it. */
+bool pmc_validate_general(const pmc_msg *m, uint32_t flags, pmc_vreport *r);
+
 #endif

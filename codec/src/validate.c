@@ -6,12 +6,20 @@
  * (argv<i>, ppkey<i>) in per-family bitmaps.  Spawn's subcmd segments are
  * scopes: at each subcmd the previous segment's required keys and families
  * are checked and its state is reset.  No allocation; the bitmaps live on the
- * stack and only the words actually touched are cleared. */
+ * stack and only the words actually touched are cleared.
+ *
+ * Most commands have neither indexed families nor segments.  For those a plan
+ * computed once per command (required keys, typed keys, alias targets as bit
+ * masks) lets one loop over the pairs and a mask test do the whole job: the
+ * per-message cost is the pairs, not the table. */
+#include "internal.h"
 #include "pmicodec/schema.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <threads.h>
 
 enum {
     VAL_MAX_KEYS = 32,      /* key specs per command (the table's largest has 12) */
@@ -210,8 +218,9 @@ static void check_type(vctx *c, const pmc_keyspec *ks, const pmc_pair *p)
         return;
     case PMC_T_WORD:
         for (size_t i = 0; i < p->val.len; i++) {
-            char ch = p->val.ptr[i];
-            if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
+            static const bool blank[256] = { [' '] = true, ['\t'] = true, ['\n'] = true,
+                                             ['\r'] = true };
+            if (blank[(unsigned char)p->val.ptr[i]]) {
                 add(c, PMC_E_VALUE_CHARS, fatal, p->key, "key '%s' must be one word: '%s'",
                     show(p->key, k, sizeof k), show(p->val, v, sizeof v));
                 return;
@@ -406,6 +415,147 @@ static void check_segment_count(vctx *c, int seg_ki)
             c->nseg == 1 ? "" : "s");
 }
 
+
+/* ------------------------------------------------------------ shared checks */
+
+static void check_direction(vctx *c)
+{
+    const pmc_cmdspec *s = c->spec;
+    if ((c->flags & PMC_VAL_REQUEST) && !(s->dir & PMC_DIR_REQUEST))
+        add(c, PMC_E_WRONG_DIRECTION, true, c->m->name,
+            "'%s' is a response; a request was expected", s->name);
+    if ((c->flags & PMC_VAL_RESPONSE) && !(s->dir & PMC_DIR_RESPONSE))
+        add(c, PMC_E_WRONG_DIRECTION, true, c->m->name,
+            "'%s' is a request; a response was expected", s->name);
+}
+
+/* A key the command does not define. */
+static void unknown_key(vctx *c, const pmc_pair *p)
+{
+    char kb[48];
+    /* Intel's put_ranks2hosts carries positional bare tokens */
+    if (c->spec->id == PMC_V1_RANKS2HOSTS_RESULT && (p->flags & PMC_PAIR_BARE))
+        return;
+    if (c->flags & (PMC_VAL_UNKNOWN_KEYS | PMC_VAL_STRICT))
+        add(c, PMC_E_UNKNOWN_KEY, strict(c), p->key, "key '%s' is not defined for '%s'",
+            show(p->key, kb, sizeof kb), c->spec->name);
+}
+
+/* Strict mode: a PMC_K_FIRST key (thrid), when present, is the first pair. */
+static void check_first(vctx *c, const pmc_pair *p)
+{
+    char kb[48];
+    if (p && p != &c->m->pairs[0])
+        add(c, PMC_E_KEY_ORDER, true, p->key, "'%s' is pair %zu; it must come first after cmd",
+            show(p->key, kb, sizeof kb), (size_t)(p - c->m->pairs) + 1);
+}
+
+/* ------------------------------------------------------------ plans */
+
+/* What validation needs to know about a command without indexed families or
+ * segments, as bit masks over its key specs (bit k = spec->keys[k]). */
+typedef struct vplan {
+    bool simple;       /* the mask path serves this command */
+    int8_t rc;         /* the rc key, or -1 */
+    uint32_t required; /* PMC_K_REQUIRED keys */
+    uint32_t typed;    /* keys whose type is not PMC_T_STR: their values are checked */
+    uint32_t first;    /* PMC_K_FIRST keys */
+    int8_t canon[VAL_MAX_KEYS]; /* alias -> the key it spells, else itself */
+} vplan;
+
+static vplan plans[PMC_CMD__COUNT];
+static once_flag plans_once = ONCE_FLAG_INIT;
+static atomic_bool plans_ready; /* spares call_once's library call once built */
+
+static void plan_one(const pmc_cmdspec *s, vplan *pl)
+{
+    pl->simple = s->nkeys <= VAL_MAX_KEYS;
+    pl->rc = (int8_t)find_spec_key(s, "rc");
+    for (size_t k = 0; pl->simple && k < s->nkeys; k++) {
+        const pmc_keyspec *ks = &s->keys[k];
+        uint32_t bit = 1u << k;
+        if (ks->flags & (PMC_K_INDEXED | PMC_K_SEGMENT | PMC_K_IN_SEGMENT))
+            pl->simple = false;
+        pl->canon[k] = (int8_t)k;
+        if (ks->flags & PMC_K_ALIAS) {
+            int canon = find_spec_key(s, ks->alias_of);
+            if (canon >= 0)
+                pl->canon[k] = (int8_t)canon;
+        }
+        if (ks->flags & PMC_K_REQUIRED)
+            pl->required |= bit;
+        if (ks->type != PMC_T_STR)
+            pl->typed |= bit;
+        if (ks->flags & PMC_K_FIRST)
+            pl->first |= bit;
+    }
+}
+
+static void plan_all(void)
+{
+    for (int id = 1; id < PMC_CMD__COUNT; id++)
+        plan_one(pmc_schema_get((pmc_cmd)id), &plans[id]);
+    atomic_store_explicit(&plans_ready, true, memory_order_release);
+}
+
+/* Classification when no key is indexed: length, first byte, the rest. */
+static int classify_plain(const pmc_cmdspec *spec, pmc_slice key)
+{
+    for (size_t k = 0; k < spec->nkeys; k++) {
+        const pmc_keyspec *ks = &spec->keys[k];
+        if (ks->name_len != key.len || !key.len || ks->name[0] != key.ptr[0])
+            continue;
+        size_t i = 1; /* keys are short: a byte loop beats a call to memcmp */
+        while (i < key.len && ks->name[i] == key.ptr[i])
+            i++;
+        if (i == key.len)
+            return (int)k;
+    }
+    return -1;
+}
+
+/* The mask path: the same findings, in the same order, as validate_spec. */
+static void validate_planned(vctx *c, const vplan *pl)
+{
+    const pmc_msg *m = c->m;
+    const pmc_cmdspec *s = c->spec;
+    uint32_t seen = 0;
+
+    check_direction(c);
+    for (size_t i = 0; i < m->npairs; i++) {
+        const pmc_pair *p = &m->pairs[i];
+        int ki = classify_plain(s, p->key);
+        if (ki < 0) {
+            unknown_key(c, p);
+            continue;
+        }
+        ki = pl->canon[ki];
+        uint32_t bit = 1u << ki;
+        if (!(seen & bit)) { /* duplicates: the first one wins, as on every server */
+            seen |= bit;
+            c->first[ki] = p;
+            if (pl->typed & bit)
+                check_type(c, &s->keys[ki], p);
+        }
+        if (!c->r && !c->ok)
+            return; /* only the verdict was asked for */
+    }
+    uint32_t missing = pl->required & ~seen;
+    if (missing && (s->dir & PMC_DIR_RESPONSE) && pl->rc >= 0 && (seen >> pl->rc & 1)) {
+        /* a failed response may omit its payload (see response_failed) */
+        long long rc;
+        if (pmc_parse_int(c->first[pl->rc]->val, &rc) == 0 && rc != 0)
+            missing &= 1u << pl->rc;
+    }
+    for (; missing; missing &= missing - 1) {
+        const pmc_keyspec *ks = &s->keys[ctz64(missing)];
+        add(c, PMC_E_MISSING_KEY, true, pmc_slice_cstr(ks->name), "key '%s' missing", ks->name);
+    }
+    if (strict(c))
+        for (uint32_t f = pl->first & seen; f; f &= f - 1)
+            check_first(c, c->first[ctz64(f)]);
+}
+
 /* ------------------------------------------------------------ entry point */
 
 static bool setup(vctx *c, int *seg_ki)
@@ -462,20 +612,15 @@ static const pmc_cmdspec *resolve(vctx *c)
     return s;
 }
 
-/* Everything after the command is known. */
+/* Everything after the command is known: the general path (families,
+ * segments), which serves every command. */
 static void validate_spec(vctx *c)
 {
     const pmc_msg *m = c->m;
     const pmc_cmdspec *s = c->spec;
-    uint32_t flags = c->flags;
     char kb[48];
 
-    if ((flags & PMC_VAL_REQUEST) && !(s->dir & PMC_DIR_REQUEST))
-        add(c, PMC_E_WRONG_DIRECTION, true, m->name,
-            "'%s' is a response; a request was expected", s->name);
-    if ((flags & PMC_VAL_RESPONSE) && !(s->dir & PMC_DIR_RESPONSE))
-        add(c, PMC_E_WRONG_DIRECTION, true, m->name,
-            "'%s' is a request; a response was expected", s->name);
+    check_direction(c);
 
     int seg_ki;
     if (!setup(c, &seg_ki))
@@ -486,12 +631,7 @@ static void validate_spec(vctx *c)
         long idx = 0;
         int ki = classify(s, p->key, &idx);
         if (ki < 0) {
-            /* Intel's put_ranks2hosts carries positional bare tokens */
-            if (s->id == PMC_V1_RANKS2HOSTS_RESULT && (p->flags & PMC_PAIR_BARE))
-                continue;
-            if (flags & (PMC_VAL_UNKNOWN_KEYS | PMC_VAL_STRICT))
-                add(c, PMC_E_UNKNOWN_KEY, strict(c), p->key,
-                    "key '%s' is not defined for '%s'", show(p->key, kb, sizeof kb), s->name);
+            unknown_key(c, p);
             continue;
         }
         if (s->keys[ki].flags & PMC_K_ALIAS) {
@@ -530,16 +670,13 @@ static void validate_spec(vctx *c)
         check_segment_count(c, seg_ki);
 
     if (strict(c)) {
-        for (size_t k = 0; k < s->nkeys; k++) {
-            const pmc_pair *p = c->first[k];
-            if ((s->keys[k].flags & PMC_K_FIRST) && p && p != &m->pairs[0])
-                add(c, PMC_E_KEY_ORDER, true, p->key, "'%s' is pair %zu; it must come first after cmd",
-                    show(p->key, kb, sizeof kb), (size_t)(p - m->pairs) + 1);
-        }
+        for (size_t k = 0; k < s->nkeys; k++)
+            if (s->keys[k].flags & PMC_K_FIRST)
+                check_first(c, c->first[k]);
     }
 }
 
-bool pmc_validate(const pmc_msg *m, uint32_t flags, pmc_vreport *r)
+static bool validate(const pmc_msg *m, uint32_t flags, pmc_vreport *r, bool planned)
 {
     vctx c;
     c.m = m;
@@ -556,9 +693,29 @@ bool pmc_validate(const pmc_msg *m, uint32_t flags, pmc_vreport *r)
     }
     if (!m || (m->npairs > 0 && !m->pairs))
         add(&c, PMC_E_INTERNAL, true, (pmc_slice){ NULL, 0 }, "no message to validate");
-    else if ((c.spec = resolve(&c)) != NULL)
-        validate_spec(&c);
+    else if ((c.spec = resolve(&c)) != NULL) {
+        const vplan *pl = NULL;
+        if (planned) {
+            if (!atomic_load_explicit(&plans_ready, memory_order_acquire))
+                call_once(&plans_once, plan_all);
+            pl = &plans[c.spec->id];
+        }
+        if (pl && pl->simple)
+            validate_planned(&c, pl);
+        else
+            validate_spec(&c);
+    }
     if (r)
         r->ok = c.ok;
     return c.ok;
+}
+
+bool pmc_validate(const pmc_msg *m, uint32_t flags, pmc_vreport *r)
+{
+    return validate(m, flags, r, true);
+}
+
+bool pmc_validate_general(const pmc_msg *m, uint32_t flags, pmc_vreport *r)
+{
+    return validate(m, flags, r, false);
 }
