@@ -1060,6 +1060,49 @@ START_TEST(v2_abort_forms)
 }
 END_TEST
 
+START_TEST(thrid_first_in_strict_mode)
+{
+    /* a command without families or segments: the planned path */
+    pmc_vreport r;
+    tmsg *t = tm(PMC_WIRE_V2, "kvs-get", "thrid=7", "key=k", NULL);
+    expect_clean(t, STRICT_ALL | PMC_VAL_REQUEST);
+    free(t);
+
+    t = tm(PMC_WIRE_V2, "kvs-get", "key=k", "thrid=7", NULL);
+    expect_clean(t, PMC_VAL_REQUEST); /* only strict mode cares about the order */
+    ck_assert(!pmc_validate(&t->m, STRICT_ALL, &r));
+    int f = find(&r, PMC_E_KEY_ORDER, "thrid");
+    ck_assert_int_ge(f, 0);
+    ck_assert(r.f[f].fatal);
+    ck_assert_ptr_nonnull(strstr(r.f[f].detail, "pair 2"));
+    free(t);
+}
+END_TEST
+
+START_TEST(findings_in_message_order)
+{
+    /* per-pair findings in pair order, then missing keys in table order:
+     * the same report whichever path validated it */
+    pmc_vreport r;
+    tmsg *t = tm(PMC_WIRE_V1, "get", "bogus=1", NULL);
+    ck_assert(!pmc_validate(&t->m, PMC_VAL_UNKNOWN_KEYS, &r));
+    ck_assert_uint_eq(r.n, 3);
+    ck_assert_int_eq(r.f[0].code, PMC_E_UNKNOWN_KEY);
+    ck_assert(!r.f[0].fatal);
+    ck_assert_int_eq(r.f[1].code, PMC_E_MISSING_KEY);
+    ck_assert(pmc_slice_eq(r.f[1].key, "kvsname"));
+    ck_assert_int_eq(r.f[2].code, PMC_E_MISSING_KEY);
+    ck_assert(pmc_slice_eq(r.f[2].key, "key"));
+    free(t);
+
+    /* a value with a blank in a one-word key */
+    t = tm(PMC_WIRE_V1, "get", "kvsname=a b", "key=k", NULL);
+    ck_assert(!pmc_validate(&t->m, 0, &r));
+    ck_assert_int_eq(r.f[0].code, PMC_E_VALUE_CHARS);
+    free(t);
+}
+END_TEST
+
 static Suite *schema_suite(void)
 {
     Suite *s = suite_create("schema");
@@ -1086,6 +1129,8 @@ static Suite *schema_suite(void)
     tcase_add_test(tc, duplicates_first_wins);
     tcase_add_test(tc, v1_responses_without_rc);
     tcase_add_test(tc, v2_abort_forms);
+    tcase_add_test(tc, thrid_first_in_strict_mode);
+    tcase_add_test(tc, findings_in_message_order);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("spawn");
