@@ -419,6 +419,16 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
                 }
                 if (avail < flen)
                     return PMC_AGAIN;
+                /* the same strictness as the first frame's length field */
+                if ((cb.notes & d->o.strict & (PMC_NOTE_LEN_LEFT | PMC_NOTE_LEN_ZERO))) {
+                    pmc_error_set(err, PMC_E_LEN_NONCANONICAL, off + mlen,
+                                  "continuation frame's length field \"%.6s\" is not "
+                                  "right-justified without leading zeros",
+                                  f);
+                    reject(err, w, b, mlen + flen, off, &body);
+                    *consumed = mlen + flen;
+                    return PMC_ERR;
+                }
                 if ((size_t)clen < 11 || memcmp(f + 6, "cmd=concat;", 11) != 0) {
                     pmc_error_set(err, PMC_E_CONCAT_BROKEN, off + mlen,
                                   "expected cmd=concat;concatid=%.*s; after a frame ending in "

@@ -253,6 +253,16 @@ START_TEST(length_strict)
     o.strict = PMC_STRICT_ALL;
     use(&o);
     is_msg(FEED("    14cmd=job-getid;"), PMC_WIRE_V2, "job-getid", 0);
+    /* a continuation frame's length is held to the same rule (found by the
+     * decode_buffer fuzzer: "   036" went through) */
+    is_msg(FEED("    21cmd=kvs-get;concat=7;    28cmd=concat;concatid=7;key=k;"), PMC_WIRE_V2,
+           "kvs-get", 1);
+    is_err(FEED("    21cmd=kvs-get;concat=7;   028cmd=concat;concatid=7;key=k;"),
+           PMC_E_LEN_NONCANONICAL, 81 + 27, false);
+    ck_assert_uint_eq(E.msg_offset, 81);
+    recovers();
+    is_err(FEED("    21cmd=kvs-get;concat=7;28    cmd=concat;concatid=7;key=k;"),
+           PMC_E_LEN_NONCANONICAL, 161 + 27, false);
 }
 END_TEST
 
