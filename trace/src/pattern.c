@@ -3,6 +3,7 @@
 #include "pmitrace/match.h"
 
 #include <regex.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,76 @@ static int quoted(const char *s, size_t len, size_t *i, char **out, size_t *outl
     *out = b;
     *i = q + 1;
     return 0;
+}
+
+/* glibc's regcomp takes time and memory that grow steeply with stacked,
+ * nested or counted repetitions ("0****...", "(()|a)*" repeated, "(a|()){1,255}"):
+ * a trace must not be able to stall the reader.  Values in PMI messages need
+ * none of that, so a match regex is held to: at most PMT_RX_MAX_LEN bytes,
+ * PMT_RX_MAX_REPS repetition operators, none right after another, and counts
+ * in {m,n} of at most PMT_RX_MAX_COUNT.  NULL when the regex is within them,
+ * else what it broke. */
+enum { PMT_RX_MAX_LEN = 256, PMT_RX_MAX_REPS = 8, PMT_RX_MAX_COUNT = 16 };
+
+static const char *regex_too_costly(const char *rx, size_t n)
+{
+    if (n > PMT_RX_MAX_LEN)
+        return "longer than 256 bytes";
+    unsigned reps = 0;
+    bool after_rep = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = rx[i];
+        if (c == '\\') { /* an escaped byte is an atom */
+            i++;
+            after_rep = false;
+            continue;
+        }
+        if (c == '[') { /* a bracket expression is an atom: skip to its ']' */
+            size_t j = i + 1;
+            if (j < n && rx[j] == '^')
+                j++;
+            if (j < n && rx[j] == ']')
+                j++;
+            while (j < n && rx[j] != ']') {
+                if (rx[j] == '[' && j + 1 < n && (rx[j + 1] == ':' || rx[j + 1] == '.' ||
+                                                  rx[j + 1] == '=')) {
+                    char close = rx[j + 1];
+                    j += 2;
+                    while (j + 1 < n && !(rx[j] == close && rx[j + 1] == ']'))
+                        j++;
+                    j++;
+                }
+                j++;
+            }
+            i = j;
+            after_rep = false;
+            continue;
+        }
+        if (c == '*' || c == '+' || c == '?' || c == '{') {
+            if (after_rep)
+                return "a repetition operator right after another";
+            if (++reps > PMT_RX_MAX_REPS)
+                return "more than 8 repetition operators";
+            if (c == '{') {
+                long v = 0;
+                size_t j = i + 1;
+                for (; j < n && rx[j] != '}'; j++) {
+                    if (rx[j] >= '0' && rx[j] <= '9') {
+                        v = v * 10 + (rx[j] - '0');
+                        if (v > PMT_RX_MAX_COUNT)
+                            return "a repetition count above 16";
+                    } else {
+                        v = 0; /* the ',' between m and n */
+                    }
+                }
+                i = j;
+            }
+            after_rep = true;
+            continue;
+        }
+        after_rep = false;
+    }
+    return NULL;
 }
 
 int pmt_pattern_parse(const char *s, size_t len, pmt_pattern *p, size_t *errpos, char *err,
@@ -220,6 +291,13 @@ int pmt_pattern_parse(const char *s, size_t len, pmt_pattern *p, size_t *errpos,
             i = e;
         }
         if (pp->kind == PMT_PV_REGEX) {
+            const char *why = regex_too_costly(pp->val, pp->vlen);
+            if (why) {
+                *errpos = i;
+                say(err, errlen, "regex for %s refused: %s (limits: 256 bytes, 8 repetitions, "
+                    "counts up to 16, no stacked repetitions)", pp->key, why);
+                goto fail;
+            }
             /* anchored: the whole value must match */
             size_t rl = pp->vlen + 5;
             char *rx = malloc(rl);

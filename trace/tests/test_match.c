@@ -84,6 +84,22 @@ START_TEST(wildcards_regex_order)
     size_t pos;
     ck_assert_int_eq(pmt_pattern_parse("v3 x", 4, &p, &pos, why, sizeof why), -1);
     ck_assert_int_eq(pmt_pattern_parse("v1 get key=~(", 13, &p, &pos, why, sizeof why), -1);
+    /* regexes whose compilation cost explodes are refused up front (the
+     * trace_read fuzzer stalled glibc's regcomp on "0****...r") */
+    static const char *costly[] = {
+        "v1 get key=~0**r",
+        "v1 get key=~a*b*c*d*e*f*g*h*i*",
+        "v1 get key=~(a|b){1,255}",
+        "v1 get key=~x{2}{3}",
+    };
+    for (size_t k = 0; k < sizeof costly / sizeof *costly; k++) {
+        ck_assert_int_eq(pmt_pattern_parse(costly[k], strlen(costly[k]), &p, &pos, why, sizeof why),
+                         -1);
+        ck_assert_msg(strstr(why, "refused"), "%s: %s", costly[k], why);
+    }
+    /* within the limits, and '*' inside a bracket expression is no repetition */
+    parse(&p, "v1 get key=~[*+?]{1,16}(kvs_[0-9]+|x*)?");
+    pmt_pattern_free(&p);
     pmc_decoder_free(d);
     pmt_vars_free(v);
 }
