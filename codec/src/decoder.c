@@ -212,6 +212,18 @@ static const char *wire_what(pmc_wire w)
 }
 
 /* Fill the message-level fields of an error for a rejected message. */
+/* A strict decoder refuses a left-justified or zero-padded length field, on
+ * the first frame and on every continuation alike. */
+static bool len_noncanonical(const pmc_decoder *d, uint32_t notes, const char *f, uint64_t at,
+                             const char *what, pmc_error *err)
+{
+    if (!(notes & d->o.strict & (PMC_NOTE_LEN_LEFT | PMC_NOTE_LEN_ZERO)))
+        return false;
+    pmc_error_set(err, PMC_E_LEN_NONCANONICAL, at,
+                  "%s \"%.6s\" is not right-justified without leading zeros", what, f);
+    return true;
+}
+
 static void reject(pmc_error *err, pmc_wire w, const char *b, size_t mlen, uint64_t off,
                    const pmc_body *body)
 {
@@ -366,10 +378,7 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
         mlen = 6 + (size_t)blen;
         if (len < mlen)
             return PMC_AGAIN;
-        if ((body.notes & d->o.strict & (PMC_NOTE_LEN_LEFT | PMC_NOTE_LEN_ZERO))) {
-            pmc_error_set(err, PMC_E_LEN_NONCANONICAL, off,
-                          "length field \"%.6s\" is not right-justified without leading zeros",
-                          b);
+        if (len_noncanonical(d, body.notes, b, off, "length field", err)) {
             reject(err, w, b, mlen, off, NULL);
             *consumed = mlen;
             return PMC_ERR;
@@ -419,12 +428,8 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
                 }
                 if (avail < flen)
                     return PMC_AGAIN;
-                /* the same strictness as the first frame's length field */
-                if ((cb.notes & d->o.strict & (PMC_NOTE_LEN_LEFT | PMC_NOTE_LEN_ZERO))) {
-                    pmc_error_set(err, PMC_E_LEN_NONCANONICAL, off + mlen,
-                                  "continuation frame's length field \"%.6s\" is not "
-                                  "right-justified without leading zeros",
-                                  f);
+                if (len_noncanonical(d, cb.notes, f, off + mlen,
+                                     "continuation frame's length field", err)) {
                     reject(err, w, b, mlen + flen, off, &body);
                     *consumed = mlen + flen;
                     return PMC_ERR;

@@ -218,9 +218,8 @@ static void check_type(vctx *c, const pmc_keyspec *ks, const pmc_pair *p)
         return;
     case PMC_T_WORD:
         for (size_t i = 0; i < p->val.len; i++) {
-            static const bool blank[256] = { [' '] = true, ['\t'] = true, ['\n'] = true,
-                                             ['\r'] = true };
-            if (blank[(unsigned char)p->val.ptr[i]]) {
+            char ch = p->val.ptr[i];
+            if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r') {
                 add(c, PMC_E_VALUE_CHARS, fatal, p->key, "key '%s' must be one word: '%s'",
                     show(p->key, k, sizeof k), show(p->val, v, sizeof v));
                 return;
@@ -351,14 +350,19 @@ static void fam_check(vctx *c, int ki)
 /* ------------------------------------------------------------ scopes */
 
 /* Is the response a failure?  Failed responses may omit their payload keys
- * (Hydra 4.1+ sends a bare rc=1; Slurm's fullinit rc=3). */
+ * (Hydra 4.1+ sends a bare rc=1; Slurm's fullinit rc=3).  rcp: the first rc
+ * pair, or NULL. */
+static bool rc_failed(const vctx *c, const pmc_pair *rcp)
+{
+    long long rc;
+    return (c->spec->dir & PMC_DIR_RESPONSE) && rcp && pmc_parse_int(rcp->val, &rc) == 0 &&
+           rc != 0;
+}
+
 static bool response_failed(const vctx *c)
 {
-    if (!(c->spec->dir & PMC_DIR_RESPONSE))
-        return false;
     int rk = find_spec_key(c->spec, "rc");
-    long long rc;
-    return rk >= 0 && c->first[rk] && pmc_parse_int(c->first[rk]->val, &rc) == 0 && rc != 0;
+    return rk >= 0 && rc_failed(c, c->first[rk]);
 }
 
 /* Check and reset the keys of one scope: the message (seg == false) or the
@@ -541,12 +545,8 @@ static void validate_planned(vctx *c, const vplan *pl)
             return; /* only the verdict was asked for */
     }
     uint32_t missing = pl->required & ~seen;
-    if (missing && (s->dir & PMC_DIR_RESPONSE) && pl->rc >= 0 && (seen >> pl->rc & 1)) {
-        /* a failed response may omit its payload (see response_failed) */
-        long long rc;
-        if (pmc_parse_int(c->first[pl->rc]->val, &rc) == 0 && rc != 0)
-            missing &= 1u << pl->rc;
-    }
+    if (missing && pl->rc >= 0 && (seen >> pl->rc & 1) && rc_failed(c, c->first[pl->rc]))
+        missing &= 1u << pl->rc; /* a failed response may omit its payload */
     for (; missing; missing &= missing - 1) {
         const pmc_keyspec *ks = &s->keys[ctz64(missing)];
         add(c, PMC_E_MISSING_KEY, true, pmc_slice_cstr(ks->name), "key '%s' missing", ks->name);
