@@ -23,6 +23,8 @@ static int rc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long
     char b[100];
     if (pcf_crc(r, rank, call, rc))
         return 0;
+    if (pcf_clacks(c, r, call))
+        return -1;
     if (r->timed_out)
         pcf_observe(c, "no-answer", "rank %d: %s did not return before the deadline", rank, call);
     else
@@ -212,6 +214,8 @@ static void run_escape_sent(pcf_ctx *c)
     if (!r)
         return;
     char b[300];
+    if (pcf_clacks(c, r, "PMI2_KVS_Put:semi"))
+        return;
     for (size_t i = 0; i < r->nreq; i++) {
         const pcf_creq *q = &r->req[i];
         pmc_msg m;
@@ -364,7 +368,7 @@ static void run_limits(pcf_ctx *c)
 static void run_abort_keys(pcf_ctx *c)
 {
     const pcf_crun *r = script(c, "abort", 1);
-    if (!r)
+    if (!r || pcf_clacks(c, r, "PMI2_Abort"))
         return;
     const pcf_creq *q = pcf_creq_find(r, 0, "abort", 1);
     pmc_msg m;
@@ -388,7 +392,7 @@ static void run_abort_nowait(pcf_ctx *c)
     /* the server neither answers nor kills: the process must end by itself */
     const pcf_crun *r = pcf_client_run(c, &(pcf_cspec){ .script = "abort", .np = 1,
                                                          .abort_ignored = true });
-    if (!r)
+    if (!r || pcf_clacks(c, r, "PMI2_Abort"))
         return;
     char b[100];
     if (r->timed_out)
@@ -404,7 +408,7 @@ static void run_abort_nowait(pcf_ctx *c)
 static void run_spawn_single(pcf_ctx *c)
 {
     const pcf_crun *r = script(c, "spawn", 1);
-    if (!r)
+    if (!r || pcf_clacks(c, r, "PMI2_Job_Spawn"))
         return;
     if (pcf_creq_count(r, 0, "spawn-cmd")) {
         pcf_observe(c, "spawn-cmd", "the draft's spawn-cmd messages were sent");
@@ -420,7 +424,7 @@ static void run_spawn_single(pcf_ctx *c)
 static void run_spawn_counts(pcf_ctx *c)
 {
     const pcf_crun *r = script(c, "spawn", 1);
-    if (!r)
+    if (!r || pcf_clacks(c, r, "PMI2_Job_Spawn"))
         return;
     const pcf_creq *q = pcf_creq_find(r, 0, "spawn", 1);
     pmc_msg m;

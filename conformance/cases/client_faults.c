@@ -23,6 +23,16 @@ static int rc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long
     char b[100];
     if (pcf_crc(r, rank, call, rc))
         return 0;
+    if (pcf_clacks(c, r, call))
+        return -1;
+    long irc;
+    const char *init = strncmp(call, "PMI2_", 5) == 0 ? "PMI2_Init" : "PMI_Init";
+    if (strcmp(call, init) != 0 && pcf_crc(r, rank, init, &irc) && irc != 0) {
+        /* the call was never made: the program stopped after a failed init */
+        pcf_observe(c, "init-failed", "rank %d: %s rc=%ld under %s, so %s was never called",
+                    rank, init, irc, r->persona, call);
+        return -1;
+    }
     if (r->timed_out)
         pcf_observe(c, "hang", "rank %d: %s had not returned at the deadline", rank, call);
     else
@@ -656,7 +666,9 @@ static const pcf_ccase cases[] = {
     CASE("client/persona/port-key", "NAME-4", V2D, "name-lookup-response with port=",
          "the port read from port= as from value=", run_port_key),
     CASE("client/persona/notfound-rc1", "KVS-5", V2D, "rc=1 without found",
-         "read as not available", run_notfound_rc1),
+         "read as not available", run_notfound_rc1,
+         { "init-failed", PCF_DEVIATES, "FULLINIT-8",
+           "PMI2_Init already failed under hydra-4.1 (client/persona/hydra-4.1)" }),
     CASE("client/pmi1/persona-hydra-4.0", "RC-3", PCF_V1, "Hydra 4.0: barrier_out without rc",
          "every rank finishes", run_v1_h40),
     CASE("client/pmi1/persona-hydra-4.1", "INIT-9", PCF_V1, "Hydra 4.1: 1.2 answered, rc first",

@@ -642,6 +642,23 @@ bool pcf_crc(const pcf_crun *r, int rank, const char *call, long *rc)
     return true;
 }
 
+bool pcf_cabsent(const pcf_crun *r, int rank, const char *call)
+{
+    const char *l = pcf_cline(r, rank, call);
+    return l && strncmp(l, "absent", 6) == 0 && (l[6] == '\n' || l[6] == 0 || l[6] == ' ');
+}
+
+bool pcf_clacks(pcf_ctx *c, const pcf_crun *r, const char *call)
+{
+    for (int k = 0; r && k < r->np; k++)
+        if (pcf_cabsent(r, k, call)) {
+            size_t n = strcspn(call, ":");
+            pcf_observe(c, "absent", "rank %d: the library has no %.*s", k, (int)n, call);
+            return true;
+        }
+    return false;
+}
+
 bool pcf_cended(const pcf_crun *r, int rank)
 {
     const pcf_crank *k = &r->ranks[rank];
@@ -754,6 +771,9 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
             ((const pcf_ccase *)c)->run(&ctx);
             if (!ctx.observed)
                 pcf_observe(&ctx, "harness-error", "the case observed nothing");
+            /* the library lacks the call the case grades (pcf_clacks) */
+            if (strcmp(ctx.obs.outcome, "absent") == 0 && !pcf_outcome_find(c, "absent"))
+                ctx.obs.verdict = PCF_UNSUPPORTED;
             pcf_result_add_run(res, ctx.obs.verdict, ctx.obs.outcome, ctx.obs.clause,
                                ctx.obs.detail, pws_now_usec() - t0);
         }

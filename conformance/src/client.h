@@ -119,6 +119,12 @@ bool pcf_crc(const pcf_crun *r, int rank, const char *call, long *rc);
 bool pcf_cfield(const pcf_crun *r, int rank, const char *call, const char *key, char *buf,
                 size_t n);
 bool pcf_cended(const pcf_crun *r, int rank); /* printed pcf-end and exited 0 */
+/* The driver reported "pcf <call> absent": the library has no such function. */
+bool pcf_cabsent(const pcf_crun *r, int rank, const char *call);
+/* Observe "absent" when some rank's library lacks call ("PMI2_Job_Spawn",
+ * or "PMI2_KVS_Get:missing": the report's name) and return true.  A case
+ * whose outcome is "absent" is UNSUPPORTED unless its table says otherwise. */
+bool pcf_clacks(pcf_ctx *c, const pcf_crun *r, const char *call);
 /* "exit 0", "signal 9", "still running" */
 const char *pcf_cstatus(const pcf_crun *r, int rank, char *buf, size_t n);
 
