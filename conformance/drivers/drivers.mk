@@ -1,26 +1,56 @@
 # Build the pmi2-conform drivers against another PMI client library.
 #
-#   make -f drivers.mk                                   # Slurm's libpmi2 (pkg-config-less)
-#   make -f drivers.mk PMI2_CFLAGS=-I/opt/slurm/include/slurm PMI2_LIBS='-L/opt/slurm/lib -lpmi2'
-#   make -f drivers.mk pmi1-driver PMI1_CFLAGS=-I/usr/include/mpich PMI1_LIBS=-lpmi
+#   make -f drivers.mk                  # Slurm's libpmi2 when /usr/include/slurm/pmi2.h is
+#                                       # installed, else an installed libpmiclient (pkg-config)
+#   make -f drivers.mk SLURM_INCDIR=/opt/slurm/include/slurm PMI2_LIBS='-L/opt/slurm/lib -lpmi2'
+#   make -f drivers.mk PMI2_CFLAGS=-I/opt/mpich/include PMI2_LIBS='-L/opt/mpich/lib -lpmi'
+#   make -f drivers.mk pmi1-driver PMI1_CFLAGS=-I/opt/mpich/include PMI1_LIBS=-lpmi
 #
 # Then grade the library:
 #   pmi2-conform client -- ./pmi2-driver
 #   pmi2-conform client -- ./pmi1-driver
 #
-# The drivers use only pmi2.h / pmi.h (MPICH's signatures, which Slurm's
-# libpmi2 and MPICH's libpmi share), so any implementation of those headers
-# links.  Defaults build against an installed libpmiclient (pkg-config).
+# The drivers build unchanged against this project's pmi2.h / pmi.h,
+# MPICH's and Slurm's (whose spawn and name-service calls take struct
+# MPID_Info): the differences are told from the header itself.  A call the
+# library lacks is a weak reference, reported "pcf <call> absent" at run
+# time and graded UNSUPPORTED, not a link error.
+#
+# PMI-1: Slurm's pmi.h (libpmi) when installed, else libpmiclient; `all`
+# leaves pmi1-driver out when neither is found and PMI1_CFLAGS/PMI1_LIBS
+# are not given.
 
 CC ?= cc
 CFLAGS ?= -O2 -g -Wall
-PMI2_CFLAGS ?= $(shell pkg-config --cflags pmiclient 2>/dev/null)
-PMI2_LIBS ?= $(shell pkg-config --libs pmiclient 2>/dev/null || echo -lpmi2)
-PMI1_CFLAGS ?= $(PMI2_CFLAGS)
-PMI1_LIBS ?= $(shell pkg-config --libs pmiclient 2>/dev/null || echo -lpmi)
+SLURM_INCDIR ?= /usr/include/slurm
 SRCDIR ?= $(dir $(lastword $(MAKEFILE_LIST)))
 
-all: pmi2-driver pmi1-driver
+pc_cflags := $(shell pkg-config --cflags pmiclient 2>/dev/null)
+pc_libs := $(shell pkg-config --libs pmiclient 2>/dev/null)
+
+ifneq ($(wildcard $(SLURM_INCDIR)/pmi2.h),)
+PMI2_CFLAGS ?= -I$(SLURM_INCDIR)
+PMI2_LIBS ?= -lpmi2
+else
+PMI2_CFLAGS ?= $(pc_cflags)
+PMI2_LIBS ?= $(or $(pc_libs),-lpmi2)
+endif
+
+pmi1_given := $(filter-out undefined,$(origin PMI1_CFLAGS) $(origin PMI1_LIBS))
+ifneq ($(wildcard $(SLURM_INCDIR)/pmi.h),)
+PMI1_CFLAGS ?= -I$(SLURM_INCDIR)
+PMI1_LIBS ?= -lpmi
+pmi1_found := slurm
+else ifneq ($(pc_libs),)
+PMI1_CFLAGS ?= $(pc_cflags)
+PMI1_LIBS ?= $(pc_libs)
+pmi1_found := pmiclient
+else
+PMI1_CFLAGS ?=
+PMI1_LIBS ?= -lpmi
+endif
+
+all: pmi2-driver $(if $(pmi1_given)$(pmi1_found),pmi1-driver,no-pmi1)
 
 pmi2-driver: $(SRCDIR)pmi2-driver.c
 	$(CC) $(CFLAGS) $(PMI2_CFLAGS) -o $@ $< $(PMI2_LIBS) -lpthread
@@ -28,7 +58,10 @@ pmi2-driver: $(SRCDIR)pmi2-driver.c
 pmi1-driver: $(SRCDIR)pmi1-driver.c
 	$(CC) $(CFLAGS) $(PMI1_CFLAGS) -o $@ $< $(PMI1_LIBS)
 
+no-pmi1:
+	@echo "drivers.mk: no pmi.h found (Slurm's libpmi, libpmiclient): pmi1-driver not built; set PMI1_CFLAGS/PMI1_LIBS"
+
 clean:
 	rm -f pmi2-driver pmi1-driver
 
-.PHONY: all clean
+.PHONY: all clean no-pmi1
