@@ -1,7 +1,8 @@
 # Client mode (included from tests/CMakeLists.txt): our libpmiclient through
 # both drivers (label integration), clients written in the codec's client
 # dialects, whose documented deviations must be graded as SPEC.md says
-# (integration), and Debian's libmpich through an ordinary MPI program (peer).
+# (integration), Debian's libmpich through an ordinary MPI program (peer) and
+# Slurm's libpmi2 through pmi2-driver built against it (peer).
 
 add_executable(pcf_dialect_client "${CMAKE_CURRENT_SOURCE_DIR}/dialect_client.c")
 target_link_libraries(pcf_dialect_client PRIVATE pmisession pmicodec)
@@ -37,4 +38,17 @@ if(TARGET mpi_hello)
         COMMAND $<TARGET_FILE:pmi2-conform> client --timeout 10
             --baseline "${pcf_bl}/client-libmpich-4.0.2.json" -- $<TARGET_FILE:mpi_hello>
         LABELS peer TIMEOUT 300)
+endif()
+
+if(TARGET pmi2-driver-libpmi2)
+    pmc_add_test(NAME conformance.client.libpmi2-slurm
+        COMMAND $<TARGET_FILE:pmi2-conform> client --timeout 10
+            --baseline "${pcf_bl}/client-libpmi2-slurm.json" -- $<TARGET_FILE:pmi2-driver-libpmi2>
+        LABELS peer TIMEOUT 300)
+    # drivers.mk's default target builds against the same installed libpmi2
+    pmc_add_test(NAME conformance.client.drivers-mk-libpmi2
+        COMMAND sh -c "rm -rf \"$1\" && mkdir -p \"$1\" && cd \"$1\" && make -s -f \"$2\" pmi2-driver CC=\"$3\" >/dev/null && readelf -d pmi2-driver | grep -q 'NEEDED.*libpmi2' && ./pmi2-driver --version"
+            sh "${CMAKE_CURRENT_BINARY_DIR}/drivers-mk" "${CMAKE_CURRENT_SOURCE_DIR}/../drivers/drivers.mk"
+            "${CMAKE_C_COMPILER}"
+        LABELS peer TIMEOUT 120)
 endif()
