@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Regenerate the published conformance reports in results/: pmi2-conform
 # against Debian's mpiexec.hydra (PMI-2 and PMI-1), every pmi-mockserver
-# persona, the project's own client library and Debian's libmpich (client
-# mode).  Each target gets results/<target>/report.html (one self-contained
-# page, every case's transcript included), console.txt (the console report),
-# stderr.txt (what the launcher printed) and json/ (index.json, one JSON per
-# case, the per-case wire transcripts as traces).  The repository keeps
+# persona, the project's own client library, Debian's libmpich and Slurm's
+# libpmi2 (client mode).  Each target gets results/<target>/report.html (one
+# self-contained page, every case's transcript included), console.txt (the
+# console report), stderr.txt (what the launcher printed) and json/
+# (index.json, one JSON per case, the per-case wire transcripts as traces).  The repository keeps
 # report.html, console.txt and json/index.json (results/.gitignore).
 #
 #   conformance/publish.sh [BUILD_DIR]     (default build/default; built first if missing)
@@ -62,5 +62,11 @@ if [ -x "$build/mockserver/tests/mpi_hello" ]; then
     client client-libmpich-4.0.2 "$build/mockserver/tests/mpi_hello"
 else
     echo "publish: $build/mockserver/tests/mpi_hello not built (no libmpich); skipped" >&2
+fi
+# Slurm's libpmi2 (PMI-2), graded through pmi2-driver built against it
+if [ -x "$build/conformance/drivers/pmi2-driver-libpmi2" ]; then
+    client client-libpmi2-slurm "$build/conformance/drivers/pmi2-driver-libpmi2"
+else
+    echo "publish: $build/conformance/drivers/pmi2-driver-libpmi2 not built (no Slurm libpmi2); skipped" >&2
 fi
 exit $status
