@@ -17,6 +17,12 @@ packages=(
     valgrind
     tshark              # reading packet captures of PMI sessions
     libxml2-utils       # xmllint: the trace tool's SVG diagrams are checked well-formed
+    slurmctld           # Slurm 22.05: the second real PMI server (scripts/slurm-cluster.sh)
+    slurmd
+    slurm-client        # srun, sinfo, squeue, scancel
+    munge               # Slurm's authentication daemon
+    libpmi2-0-dev       # Slurm's PMI-2 client library: the client-mode peer
+    iproute2            # ss: the cluster script picks free ports
 )
 
 usage() {
@@ -24,7 +30,8 @@ usage() {
 usage: scripts/install-deps.sh [--help]
 
 Installs the Debian packages this project needs (build tools, Ragel, Check,
-OpenSSL, clang, MPICH, valgrind, tshark, xmllint) when any of them is missing.
+OpenSSL, clang, MPICH, Slurm and munge, valgrind, tshark, xmllint) when any of
+them is missing.  Package scripts are kept from starting daemons.
 Uses sudo when not run as root.  Does nothing when all are installed.
 USAGE
 }
@@ -81,6 +88,19 @@ for p in "${missing[@]}"; do
             || die "could not preseed wireshark-common/install-setuid"
     fi
 done
+
+# Package scripts must not start daemons (munge, slurmd, slurmctld): the tests
+# start a throwaway cluster of their own.  A policy-rc.d that exits 101 says
+# so to invoke-rc.d; one already in place is left alone.
+policy=/usr/sbin/policy-rc.d
+made_policy=0
+if [ ! -e "$policy" ]; then
+    say "+ $policy: exit 101 while installing (no service starts)"
+    printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null \
+        && "${sudo[@]}" chmod 0755 "$policy" && made_policy=1
+fi
+cleanup_policy() { [ "$made_policy" = 1 ] && "${sudo[@]}" rm -f "$policy"; true; }
+trap cleanup_policy EXIT
 
 run "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
 run "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \

@@ -80,10 +80,26 @@ int pcf_resfile_done(FILE *f);
 int pcf_resfile_result(FILE *f, const char *id, int iter, int verdict, const char *outcome,
                        const char *clause, uint64_t usec, const char *actual);
 int pcf_resfile_skip(FILE *f, const char *id, const char *why);
-/* Read a results file into rs.  *open_id gets the id of the last case some
- * rank started without a result (the one in progress when the launch
- * ended), "" if none; *done tells whether rank 0 finished its run. */
-int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n, bool *done);
+/* Every rank of a child launch, before its handshake: it runs, as pid. */
+int pcf_resfile_alive(FILE *f, int rank, long pid);
+/* Rank 0: the control channel failed after case `after_id` ("-": before
+ * any case); the cases not yet run were not run for that reason. */
+int pcf_resfile_lost(FILE *f, const char *after_id, const char *why);
+
+enum { PCF_RES_MAXPIDS = 256 };
+typedef struct pcf_resinfo {
+    char open_id[160];    /* the last case some rank started without a result, "" if none */
+    char last_started[160]; /* the last case some rank started, "" if none */
+    bool done;            /* rank 0 finished its run */
+    bool lost;            /* rank 0 lost its control channel (a "lost" line) */
+    char lost_after[160]; /* ... after this case ("-": before any) */
+    char lost_why[256];
+    int alive;            /* "alive" lines: ranks that started */
+    long pids[PCF_RES_MAXPIDS];
+    int npids;
+} pcf_resinfo;
+/* Read a results file into rs (NULL: only the info). */
+int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *info);
 
 /* ---- options --------------------------------------------------------------- */
 
@@ -99,7 +115,20 @@ typedef struct pcf_opts {
     const char *junit, *json_dir, *html, *baseline, *write_baseline, *results_file;
     bool tap, list, quiet, verbose, child, progress;
     const char *argv0;
+    const char *parent;     /* child: the orchestrator, "host:pid:starttime" */
+    const char *recover;    /* orchestrated: command run when the server wedged */
+    unsigned start_ms;      /* orchestrated: a launch that starts no rank by then is stuck (0: adaptive) */
+    unsigned deadline_ms;   /* orchestrated: the whole run (0: none) */
 } pcf_opts;
+
+/* ---- processes ------------------------------------------------------------- */
+
+/* Start time of a process (clock ticks since boot), 0 when it does not exist. */
+unsigned long long pcf_proc_starttime(long pid);
+/* "host:pid:starttime" of this process, for --parent. */
+void pcf_parent_spec(char *buf, size_t n);
+/* A child rank: exit when the process named by spec is gone (same host only). */
+void pcf_watch_parent(const char *spec);
 
 /* ---- running ---------------------------------------------------------------- */
 
@@ -141,6 +170,9 @@ const char *pcf_json_string(const pcf_jv *v); /* NULL unless a string */
 /* ---- progress --------------------------------------------------------------- */
 
 void pcf_progress(const pcf_opts *o, size_t done, size_t total, const char *id);
+/* What the run waits for, on the progress line (a terminal only). */
+void pcf_progress_note(const pcf_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 void pcf_progress_end(const pcf_opts *o);
 
 /* ---- the context a case runs in --------------------------------------------- */

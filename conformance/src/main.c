@@ -34,6 +34,13 @@ static void usage(FILE *f)
           "  -n, --np N              ranks per orchestrated launch (default 4; client mode:\n"
           "                          ranks of each run, default 2)\n"
           "  -t, --timeout SEC       deadline of each case (default 10)\n"
+          "      --start-timeout SEC a launch that starts no rank in SEC is stuck (the\n"
+          "                          server did not release the previous job); default:\n"
+          "                          60 for the first launch, then 5x the slowest start, >= 8\n"
+          "      --recover CMD       run CMD (sh -c) when a launch is stuck, then try again\n"
+          "                          (e.g. a script that restarts a wedged test cluster)\n"
+          "      --deadline SEC      end the whole orchestrated run after SEC: every launch\n"
+          "                          and rank is ended and the report of what ran printed\n"
           "      --strict            SHOULD-level deviations (NON-STRICT) fail\n"
           "      --repeat N          run each case N times; differing verdicts are FLAKY\n"
           "      --baseline FILE     expected verdicts (JSON); fail only on deviations\n"
@@ -52,7 +59,9 @@ static void usage(FILE *f)
           "verdicts: PASS, NON-STRICT, UNSUPPORTED, INFO, FAIL, ERROR (harness), TIMEOUT,\n"
           "SKIPPED, FLAKY.\n"
           "exit status: 0 conformant, 1 non-conformant (FAIL, TIMEOUT, FLAKY; NON-STRICT\n"
-          "with --strict; with --baseline: any deviation), 2 usage or harness error.\n",
+          "with --strict; with --baseline: any deviation), 2 usage or harness error, or a\n"
+          "run that did not complete (interrupted, --deadline, the control channel lost\n"
+          "when run as the job); the report of what ran is printed in every case.\n",
           f);
 }
 
@@ -84,7 +93,8 @@ static int parse_uint(const char *s, int lo, int hi, int *out)
 
 enum {
     O_PMI = 256, O_LAUNCH, O_STRICT, O_REPEAT, O_BASELINE, O_WBASELINE, O_JUNIT, O_TAP,
-    O_JSON, O_HTML, O_LIST, O_RESULTS, O_CHILD, O_PERSONA,
+    O_JSON, O_HTML, O_LIST, O_RESULTS, O_CHILD, O_PERSONA, O_PARENT, O_RECOVER, O_START_TMO,
+    O_DEADLINE,
 };
 
 static const char *persona = "strict"; /* client mode */
@@ -133,6 +143,22 @@ static int apply(pcf_opts *o, int ch, const char *arg)
     case O_RESULTS: o->results_file = arg; return -1;
     case O_CHILD: o->child = true; return -1;
     case O_PERSONA: persona = arg; return -1;
+    case O_PARENT: o->parent = arg; return -1;
+    case O_RECOVER: o->recover = arg; return -1;
+    case O_START_TMO:
+        if (parse_uint(arg, 1, 3600, &v)) {
+            fprintf(stderr, "pmi2-conform: --start-timeout takes seconds (1-3600)\n");
+            return PCF_EXIT_USAGE;
+        }
+        o->start_ms = (unsigned)v * 1000u;
+        return -1;
+    case O_DEADLINE:
+        if (parse_uint(arg, 1, 7 * 86400, &v)) {
+            fprintf(stderr, "pmi2-conform: --deadline takes seconds\n");
+            return PCF_EXIT_USAGE;
+        }
+        o->deadline_ms = (unsigned)v * 1000u;
+        return -1;
     case 'q': o->quiet = true; return -1;
     case 'v': o->verbose = true; return -1;
     case 'h': usage(stdout); return 0;
@@ -160,6 +186,10 @@ int main(int argc, char **argv)
         { "results", required_argument, NULL, O_RESULTS },
         { "child", no_argument, NULL, O_CHILD },
         { "persona", required_argument, NULL, O_PERSONA },
+        { "parent", required_argument, NULL, O_PARENT },
+        { "recover", required_argument, NULL, O_RECOVER },
+        { "start-timeout", required_argument, NULL, O_START_TMO },
+        { "deadline", required_argument, NULL, O_DEADLINE },
         { "quiet", no_argument, NULL, 'q' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },

@@ -6,13 +6,27 @@
  *   launch k: one destructive case, 2 ranks          (rank 1 is the victim)
  *
  * Each launch runs "TEMPLATE <this program> server --child ..." through
- * /bin/sh in a process group of its own, with a deadline; on expiry the
- * group is killed.  Rank 0 of the child job appends "start"/"result" lines to
- * a results file per launch; a case that started without a result was cut
- * short: "job-killed" when the launch ended by itself, TIMEOUT when the
- * deadline killed it.  What the launcher and the job print goes to a log per
- * launch (to stderr with --verbose); the last lines of it become part of the
- * evidence of a case that ended its job. */
+ * /bin/sh in a process group of its own.  Every rank appends an "alive" line
+ * to the launch's results file when it starts, rank 0 "start"/"result" lines
+ * per case and "done" at the end.  The file is watched while the launch
+ * runs, so a launch is judged by what it does, not waited out:
+ *
+ *   - no rank alive within the start timeout: the launch is stuck (the
+ *     server did not release the previous job: that job's last case gets a
+ *     FAIL, ERR-18); --recover runs, the launch is tried once more, and if it
+ *     still cannot start the cases left are SKIPPED with the reason;
+ *   - rank 0 "done" but the launcher does not return: killed, FAIL (ERR-18);
+ *   - no line for longer than any case may take: killed, the open case TIMEOUT;
+ *   - the job ended (or lost its control channel) with cases not run: they
+ *     run in a new launch, so one case cannot take the rest of the run down.
+ *
+ * A case that started without a result was cut short: "job-killed" when the
+ * launch ended by itself, TIMEOUT when it was killed.  SIGINT, SIGTERM, SIGHUP
+ * and --deadline end the launch in progress (its process group, then every
+ * rank that said it was alive) and print the report of what ran; ranks whose
+ * orchestrator is gone exit by themselves (--parent, watchdog.c).  What the
+ * launcher and the job print goes to a log per launch (to stderr with
+ * --verbose); its first and last lines become evidence in the report. */
 #include "internal.h"
 
 #include <errno.h>
@@ -31,7 +45,36 @@ typedef struct launch {
     const pcf_entry **cases;
     size_t n;
     unsigned budget_ms;
+    int retries; /* launches of these cases that ran none of them */
 } launch;
+
+/* EXIT_GRACE_MS: every rank has ended, the launcher has this long to
+ * return; DONE_GRACE_MS: rank 0 finished (the other ranks may still be in
+ * their finalize), the launcher has this long. */
+enum { EXIT_GRACE_MS = 5000, DONE_GRACE_MS = 45000, STALL_SLACK_MS = 45000, KILL_GRACE_MS = 1000 };
+
+/* How a launch ended. */
+typedef enum {
+    L_EXITED,    /* the launcher returned by itself */
+    L_BUDGET,    /* killed: over its whole budget */
+    L_STALLED,   /* killed: no progress for longer than a case may take */
+    L_NOSTART,   /* killed: no rank started */
+    L_HUNG_EXIT, /* killed: rank 0 finished, the launcher did not return */
+    L_STOPPED,   /* killed: signal or --deadline */
+    L_FAILED,    /* could not be started (fork) */
+} launch_end;
+
+typedef struct launch_outcome {
+    launch_end how;
+    int status;          /* wait status (L_EXITED) */
+    unsigned waited_ms;  /* the wait that decided (start, stall, exit) */
+    uint64_t start_us;   /* fork to the first alive rank, 0 when none */
+    bool all_ended;      /* L_HUNG_EXIT: every rank had ended (else rank 0 had finished) */
+    pcf_resinfo info;
+} launch_outcome;
+
+static volatile sig_atomic_t stop_signal;
+static void on_stop(int sig) { stop_signal = sig; }
 
 static void shquote(char **buf, size_t *len, size_t *cap, const char *s)
 {
@@ -104,6 +147,99 @@ static void sleep_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
+/* Is pid a rank of the launch whose results file is `resfile`?  (Its
+ * command line names the file: a recycled pid is not.) */
+static bool is_our_rank(long pid, const char *resfile)
+{
+    char path[64], buf[8192];
+    snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    size_t rl = strlen(resfile);
+    for (size_t i = 0; i + rl <= n; i++)
+        if (memcmp(buf + i, resfile, rl) == 0)
+            return true;
+    return false;
+}
+
+/* Has every rank that said it was alive ended?  (Gone, a zombie, or its
+ * pid now another program.) */
+static bool ranks_ended(const pcf_resinfo *in, const char *resfile)
+{
+    if (!in->npids)
+        return false;
+    for (int i = 0; i < in->npids; i++) {
+        char path[64], st = 0;
+        snprintf(path, sizeof path, "/proc/%ld/stat", in->pids[i]);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        char buf[512];
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = 0;
+        const char *p = strrchr(buf, ')');
+        if (p && p[1] == ' ')
+            st = p[2];
+        if (st != 'Z' && is_our_rank(in->pids[i], resfile))
+            return false;
+    }
+    return true;
+}
+
+/* End every rank of the launch still running (they may not be in the
+ * launcher's process group: srun's tasks are slurmstepd's children). */
+static int kill_ranks(const pcf_resinfo *in, const char *resfile)
+{
+    int n = 0;
+    for (int i = 0; i < in->npids; i++)
+        if (in->pids[i] > 0 && is_our_rank(in->pids[i], resfile) && kill((pid_t)in->pids[i], SIGKILL) == 0)
+            n++;
+    return n;
+}
+
+/* TERM the launch's process group, KILL it after a grace, reap it. */
+static void kill_launch(pid_t pid)
+{
+    kill(-pid, SIGTERM);
+    for (unsigned w = 0; w < KILL_GRACE_MS; w += 50) {
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            kill(-pid, SIGKILL);
+            return;
+        }
+        sleep_ms(50);
+    }
+    kill(-pid, SIGKILL);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+}
+
+static unsigned case_timeout(const pcf_opts *o, const char *id)
+{
+    const pcf_entry *e = id && *id ? pcf_case_find(id) : NULL;
+    return e && e->c->timeout_ms ? e->c->timeout_ms : o->timeout_ms;
+}
+
+/* A case has its verdict: it ran, or was skipped with a reason (a result
+ * just created is SKIPPED without one). */
+static bool graded(const pcf_result *r)
+{
+    return r->runs > 0 || (r->verdict == PCF_SKIPPED && r->actual);
+}
+
+static size_t count_graded(const pcf_results *rs)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < rs->n; i++)
+        n += graded(&rs->r[i]);
+    return n;
+}
+
 /* An excerpt of a launch log for the report: its first three non-empty
  * lines (where launchers name the cause: Hydra's "PMI version mismatch",
  * an assert, a segfault) and, when there are more, "..." and the last one;
@@ -148,20 +284,26 @@ static void log_excerpt(const char *path, char *buf, size_t n)
             *c = '?';
 }
 
-/* Run one launch; returns its wait status, or -1 when the deadline killed it.
- * Its output goes to `logfile` (inherited with --verbose). */
-static int run_launch(const pcf_opts *o, const launch *L, const char *resfile, const char *self,
-                      const char *logfile)
+/* Run one launch and watch it; its results are read into rs. */
+static void run_launch(const pcf_opts *o, const launch *L, const char *resfile, const char *self,
+                       const char *logfile, unsigned start_ms, uint64_t run_deadline,
+                       pcf_results *rs, launch_outcome *out)
 {
+    memset(out, 0, sizeof *out);
+    out->how = L_FAILED;
     char *cmd = expand(o->launch, L->np);
     if (!cmd)
-        return -2;
+        return;
     size_t len = strlen(cmd), cap = len + 1;
     shquote(&cmd, &len, &cap, self);
     const char *fixed[] = { "server", "--child", "--results", resfile };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         shquote(&cmd, &len, &cap, fixed[i]);
-    char num[32];
+    char num[320];
+    char spec[256];
+    pcf_parent_spec(spec, sizeof spec);
+    snprintf(num, sizeof num, "--parent=%s", spec);
+    shquote(&cmd, &len, &cap, num);
     snprintf(num, sizeof num, "--pmi=%d", L->pmi);
     shquote(&cmd, &len, &cap, num);
     snprintf(num, sizeof num, "--timeout=%u", o->timeout_ms / 1000 ? o->timeout_ms / 1000 : 1);
@@ -172,14 +314,15 @@ static int run_launch(const pcf_opts *o, const launch *L, const char *resfile, c
         snprintf(num, sizeof num, "--repeat=%d", o->repeat);
         shquote(&cmd, &len, &cap, num);
     }
-    if (o->json_dir || o->html) {
+    if (o->json_dir) {
         char jd[1024];
-        snprintf(jd, sizeof jd, "--json=%s", o->json_dir ? o->json_dir : "");
-        if (o->json_dir)
-            shquote(&cmd, &len, &cap, jd);
+        snprintf(jd, sizeof jd, "--json=%s", o->json_dir);
+        shquote(&cmd, &len, &cap, jd);
     }
     for (size_t i = 0; i < L->n; i++)
         shquote(&cmd, &len, &cap, L->cases[i]->c->id);
+    if (!L->n)
+        shquote(&cmd, &len, &cap, "!*"); /* a probe: start, handshake, finalize */
     if (o->verbose)
         fprintf(stderr, "pmi2-conform: launch: %s\n", cmd);
 
@@ -187,10 +330,13 @@ static int run_launch(const pcf_opts *o, const launch *L, const char *resfile, c
     pid_t pid = fork();
     if (pid < 0) {
         free(cmd);
-        return -2;
+        return;
     }
     if (pid == 0) {
         setpgid(0, 0); /* the whole launch can be killed as one group */
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
         /* stdout carries the report alone: what the launcher and the job
          * print (mpiexec's "BAD TERMINATION" banners, its diagnostics) goes
          * to the launch's log, or to stderr with --verbose */
@@ -203,26 +349,152 @@ static int run_launch(const pcf_opts *o, const launch *L, const char *resfile, c
     }
     setpgid(pid, pid);
     free(cmd);
-    uint64_t deadline = pws_deadline_ms(L->budget_ms);
+    uint64_t t0 = pws_now_usec(), budget = pws_deadline_ms(L->budget_ms);
+    uint64_t last_growth = t0, done_at = 0, last_shown = t0, ended_at = 0, last_check = 0;
+    off_t last_size = -1;
     for (;;) {
         int st;
         pid_t w = waitpid(pid, &st, WNOHANG);
-        if (w == pid) {
-            kill(-pid, SIGKILL); /* stragglers of the job (orphaned ranks) */
-            return st;
+        uint64_t now = pws_now_usec();
+        struct stat sb;
+        if (stat(resfile, &sb) == 0 && sb.st_size != last_size) {
+            last_size = sb.st_size;
+            last_growth = now;
+            pcf_resfile_read(resfile, NULL, &out->info);
+            if (out->info.alive && !out->start_us)
+                out->start_us = now - t0 ? now - t0 : 1;
+            if ((out->info.done || out->info.lost) && !done_at)
+                done_at = now;
         }
-        if (w < 0 && errno != EINTR)
-            return -2;
-        if (pws_now_usec() >= deadline) {
-            fprintf(stderr, "pmi2-conform: launch deadline (%u s) passed: killing it\n",
-                    L->budget_ms / 1000);
-            kill(-pid, SIGTERM);
-            sleep_ms(1000);
-            kill(-pid, SIGKILL);
-            waitpid(pid, &st, 0);
-            return -1;
+        if (out->info.alive && !ended_at && now - last_check >= 250000) {
+            last_check = now;
+            if (ranks_ended(&out->info, resfile))
+                ended_at = now;
+        }
+        if (w == pid) {
+            out->how = L_EXITED;
+            out->status = st;
+            kill(-pid, SIGKILL); /* stragglers of the job (orphaned ranks) */
+            break;
+        }
+        if (w < 0 && errno != EINTR && errno != ECHILD) {
+            out->how = L_FAILED;
+            break;
+        }
+        launch_end why = L_EXITED;
+        if (stop_signal || (run_deadline && now >= run_deadline)) {
+            why = L_STOPPED;
+        } else if (!out->info.alive && now - t0 >= (uint64_t)start_ms * 1000) {
+            why = L_NOSTART;
+            out->waited_ms = start_ms;
+        } else if (ended_at && now - ended_at >= (uint64_t)EXIT_GRACE_MS * 1000) {
+            why = L_HUNG_EXIT;
+            out->waited_ms = EXIT_GRACE_MS;
+            out->all_ended = true;
+        } else if (done_at && now - done_at >= (uint64_t)DONE_GRACE_MS * 1000) {
+            why = L_HUNG_EXIT;
+            out->waited_ms = DONE_GRACE_MS;
+        } else if (out->info.alive && !done_at) {
+            unsigned tmo = case_timeout(o, out->info.open_id);
+            unsigned stall = (tmo > 15000 ? tmo : 15000) + STALL_SLACK_MS;
+            if (now - last_growth >= (uint64_t)stall * 1000) {
+                why = L_STALLED;
+                out->waited_ms = stall;
+            }
+        }
+        if (why == L_EXITED && now >= budget)
+            why = L_BUDGET;
+        if (why != L_EXITED) {
+            out->how = why;
+            if (why == L_BUDGET)
+                fprintf(stderr, "pmi2-conform: launch deadline (%u s) passed: killing it\n",
+                        L->budget_ms / 1000);
+            kill_launch(pid);
+            break;
+        }
+        if (o->progress && now - last_shown >= 1000000) {
+            last_shown = now;
+            unsigned secs = (unsigned)((now - t0) / 1000000);
+            if (!out->info.alive)
+                pcf_progress_note(o, "waiting for the launch's ranks to start: %u s (stuck at %u s)",
+                                  secs, start_ms / 1000);
+            else if (ended_at)
+                pcf_progress_note(o, "every rank ended; waiting for the launcher to return: %u s",
+                                  (unsigned)((now - ended_at) / 1000000));
         }
         sleep_ms(50);
+    }
+    /* the final word of the file, and no rank of it left running */
+    pcf_resfile_read(resfile, rs, &out->info);
+    if (out->info.alive && !out->start_us)
+        out->start_us = 1;
+    kill_ranks(&out->info, resfile);
+}
+
+/* Give case e the verdict FAIL for wedging the server (ERR-18), whatever it
+ * had: what the server did after it is a finding about the server. */
+static void blame_wedge(pcf_results *rs, const pcf_entry *e, const pcf_opts *o, const char *what)
+{
+    pcf_result *r = pcf_results_get(rs, e);
+    char why[2400];
+    snprintf(why, sizeof why, "%s%s%s", r->actual && r->runs ? r->actual : "",
+             r->actual && r->runs ? "\nthen: " : "", what);
+    r->runs = 0;
+    r->seen = 0;
+    pcf_obs ob;
+    pcf_grade(e->c, "server-wedged", o->strict, &ob);
+    pcf_result_add_run(r, PCF_FAIL, "server-wedged", "ERR-18", why, r->usec);
+}
+
+/* Run the --recover command; true when it succeeded. */
+static bool recover(const pcf_opts *o)
+{
+    if (!o->recover)
+        return false;
+    fprintf(stderr, "pmi2-conform: recovering the server: %s\n", o->recover);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(2, 1);
+        execl("/bin/sh", "sh", "-c", o->recover, (char *)NULL);
+        _exit(127);
+    }
+    if (pid < 0)
+        return false;
+    setpgid(pid, pid);
+    uint64_t dl = pws_deadline_ms(120000);
+    for (;;) {
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        if (stop_signal || pws_now_usec() >= dl) {
+            kill_launch(pid);
+            return false;
+        }
+        sleep_ms(50);
+    }
+}
+
+static void skip_rest(pcf_results *rs, const launch *L, const char *why)
+{
+    for (size_t i = 0; i < L->n; i++) {
+        pcf_result *r = pcf_results_get(rs, L->cases[i]);
+        if (!graded(r))
+            pcf_result_skip(r, why);
+    }
+}
+
+static const char *end_name(launch_end h)
+{
+    switch (h) {
+    case L_BUDGET: return "deadline";
+    case L_STALLED: return "no progress";
+    case L_NOSTART: return "no rank started";
+    case L_HUNG_EXIT: return "launcher did not return";
+    case L_STOPPED: return "stopped";
+    case L_FAILED: return "could not start the launcher";
+    default: return "job ended";
     }
 }
 
@@ -233,6 +505,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
     pcf_results rs = { 0 };
     snprintf(rs.target, sizeof rs.target, "%s", o->launch);
     uint64_t t0 = pws_now_usec();
+    uint64_t run_deadline = o->deadline_ms ? pws_deadline_ms(o->deadline_ms) : 0;
     char dir[] = "/tmp/pmi2-conform-run-XXXXXX";
     if (!mkdtemp(dir)) {
         fprintf(stderr, "pmi2-conform: mkdtemp: %s\n", strerror(errno));
@@ -242,9 +515,16 @@ int pcf_run_orchestrated(const pcf_opts *o)
     const char *self = self_path(o->argv0, selfbuf, sizeof selfbuf);
     int np = o->np > 0 ? o->np : 4;
 
-    /* plan the launches */
-    launch *L = calloc(nall + 2, sizeof *L);
-    size_t nl = 0;
+    struct sigaction sa = { .sa_handler = on_stop };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    /* plan the launches; continuations are inserted as the run goes */
+    size_t lcap = nall + 8, nl = 0;
+    launch *L = calloc(lcap, sizeof *L);
     for (int pmi = 2; pmi >= 1; pmi--) {
         launch *g = &L[nl];
         g->pmi = pmi;
@@ -269,7 +549,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
         const pcf_case *c = all[i].c;
         if (!pcf_selected(c->id, o->globs, o->nglobs) || !(c->flags & PCF_DESTRUCTIVE))
             continue;
-        launch *g = &L[nl]; /* capacity nall + 2: two groups plus one per case */
+        launch *g = &L[nl];
         g->pmi = (c->flags & PCF_V2) ? 2 : 1;
         /* a victim beside rank 0; a collective case runs on the full job */
         int want = (c->flags & PCF_COLLECTIVE) ? np : 2;
@@ -279,41 +559,144 @@ int pcf_run_orchestrated(const pcf_opts *o)
         g->n = 1;
         nl++;
     }
-    for (size_t k = 0; k < nl; k++) {
-        unsigned per = o->timeout_ms + 5000;
-        L[k].budget_ms = 60000 + (unsigned)L[k].n * per * (unsigned)(o->repeat > 1 ? o->repeat : 1);
-    }
 
     size_t total = 0;
     for (size_t k = 0; k < nl; k++)
         total += L[k].n;
-    size_t done = 0;
     int harness = 0;
+    uint64_t slowest_start = 0;
+    const pcf_entry *prev_last = NULL; /* the last case of the launch before */
+    char dead[1400] = "";              /* why no launch can run any more */
+    bool stopped = false;              /* by a signal or --deadline */
+    /* launches whose job never got through the harness's start-up, by
+     * protocol: after two, that protocol's launches are not tried again */
+    int startup_failed[3] = { 0 };
+    char proto_dead[3][400] = { "", "", "" };
     for (size_t k = 0; k < nl; k++) {
+        launch *cur = &L[k];
+        if (!dead[0] && (stop_signal || (run_deadline && pws_now_usec() >= run_deadline))) {
+            stopped = true;
+            if (stop_signal)
+                snprintf(dead, sizeof dead, "not run: the run was interrupted (signal %d)",
+                         (int)stop_signal);
+            else
+                snprintf(dead, sizeof dead, "not run: the run's --deadline (%u s) passed",
+                         o->deadline_ms / 1000);
+        }
+        if (dead[0]) {
+            skip_rest(&rs, cur, dead);
+            continue;
+        }
+        if (proto_dead[cur->pmi][0]) {
+            skip_rest(&rs, cur, proto_dead[cur->pmi]);
+            continue;
+        }
+        unsigned per = o->timeout_ms + 5000;
+        cur->budget_ms = 60000 + (unsigned)cur->n * per * (unsigned)(o->repeat > 1 ? o->repeat : 1);
+        unsigned start_ms = o->start_ms ? o->start_ms
+                            : !slowest_start ? 60000
+                            : (unsigned)(slowest_start / 1000) * 5 > 5000
+                                ? (unsigned)(slowest_start / 1000) * 5
+                                : 5000;
         char res[1200], logfile[1200], said[1200];
         snprintf(res, sizeof res, "%s/launch-%zu.results", dir, k);
         snprintf(logfile, sizeof logfile, "%s/launch-%zu.log", dir, k);
-        pcf_progress(o, done, total, L[k].n == 1 ? L[k].cases[0]->c->id
-                                                  : L[k].pmi == 1 ? "(PMI-1 launch)"
-                                                                  : "(PMI-2 launch)");
-        int st = run_launch(o, &L[k], res, self, logfile);
+        remove(res);
+        pcf_progress(o, count_graded(&rs), total,
+                     cur->n == 1 ? cur->cases[0]->c->id
+                                 : cur->pmi == 1 ? "(PMI-1 launch)" : "(PMI-2 launch)");
+        size_t before = count_graded(&rs);
+        uint64_t t_launch = pws_now_usec();
+        launch_outcome out;
+        run_launch(o, cur, res, self, logfile, start_ms, run_deadline, &rs, &out);
         log_excerpt(logfile, said, sizeof said);
-        char open_id[160];
-        bool finished = false;
-        pcf_resfile_read(res, &rs, open_id, sizeof open_id, &finished);
-        bool killed_by_deadline = st == -1;
-        bool exited_bad = st >= 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-        if (st == -2)
+        const pcf_resinfo *in = &out.info;
+        if (o->verbose)
+            fprintf(stderr, "pmi2-conform: launch %zu (%zu case(s), %d ranks): %s after %.1f s "
+                    "(ranks up after %.1f s)%s%s\n", k, cur->n, cur->np, end_name(out.how),
+                    (double)(pws_now_usec() - t_launch) / 1e6, (double)out.start_us / 1e6,
+                    in->lost ? "; control channel lost after " : "",
+                    in->lost ? in->lost_after : "");
+        int st = out.status;
+        if (out.start_us > slowest_start)
+            slowest_start = out.start_us;
+        if (out.how == L_FAILED)
             harness = 1;
+
+        if (out.how == L_STOPPED) {
+            stopped = true;
+            if (stop_signal)
+                snprintf(dead, sizeof dead, "not run: the run was interrupted (signal %d)",
+                         (int)stop_signal);
+            else
+                snprintf(dead, sizeof dead, "not run: the run's --deadline (%u s) passed",
+                         o->deadline_ms / 1000);
+            if (in->open_id[0])
+                pcf_result_skip(pcf_results_get(&rs, pcf_case_find(in->open_id)),
+                                "cut short: the run was stopped while this case ran");
+            skip_rest(&rs, cur, dead);
+            remove(res);
+            remove(logfile);
+            continue;
+        }
+
+        if (out.how == L_NOSTART) {
+            /* The launcher started no rank: the server has not released the
+             * job before (a step still completing, a node still busy).  That
+             * is a finding about the launch before; then recover and try
+             * once more, or give up on the cases left. */
+            fprintf(stderr, "pmi2-conform: no rank of the launch started within %u s%s\n",
+                    start_ms / 1000, cur->retries ? " (second try)" : "");
+            if (prev_last) {
+                char what[1600];
+                snprintf(what, sizeof what,
+                         "the server did not release the job after this case: the next launch "
+                         "started no rank within %u s%s%s", start_ms / 1000,
+                         said[0] ? "; the launcher said:\n" : "", said);
+                blame_wedge(&rs, prev_last, o, what);
+                prev_last = NULL; /* blamed once */
+            }
+            bool recovered = recover(o);
+            if (cur->retries < 1 && (recovered || !o->recover)) {
+                cur->retries++;
+                k--; /* the same launch again */
+            } else {
+                snprintf(dead, sizeof dead,
+                         "not run: the server accepted no further launch (no rank started within "
+                         "%u s%s)%s%s", start_ms / 1000,
+                         o->recover ? ", also after --recover" : "; --recover CMD can restore it",
+                         said[0] ? "; the launcher said:\n" : "", said);
+                skip_rest(&rs, cur, dead);
+            }
+            remove(res);
+            remove(logfile);
+            continue;
+        }
+
+        if (in->lost && strcmp(in->lost_after, "-") == 0 &&
+            ++startup_failed[cur->pmi] >= 2 && !proto_dead[cur->pmi][0]) {
+            snprintf(proto_dead[cur->pmi], sizeof proto_dead[cur->pmi],
+                     "not run: two launches in a row could not start a PMI-%d session (%s)",
+                     cur->pmi, in->lost_why);
+            fprintf(stderr, "pmi2-conform: %s; no further PMI-%d launch is tried\n",
+                    proto_dead[cur->pmi] + 9, cur->pmi);
+        }
+        if (!in->lost || strcmp(in->lost_after, "-") != 0)
+            startup_failed[cur->pmi] = 0;
+        bool killed = out.how != L_EXITED;
+        bool exited_bad = out.how == L_EXITED && !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
         /* the case in progress when the launch ended */
-        if (open_id[0]) {
-            const pcf_entry *e = pcf_case_find(open_id);
+        if (in->open_id[0]) {
+            const pcf_entry *e = pcf_case_find(in->open_id);
             pcf_obs ob;
-            const char *out = killed_by_deadline ? "no-answer" : "job-killed";
-            pcf_grade(e->c, out, o->strict, &ob);
+            const char *oc = killed ? "no-answer" : "job-killed";
+            pcf_grade(e->c, oc, o->strict, &ob);
             char why[1600];
             int w;
-            if (killed_by_deadline)
+            if (out.how == L_STALLED)
+                w = snprintf(why, sizeof why, "the launch made no progress for %u s while this "
+                             "case ran and was killed", out.waited_ms / 1000);
+            else if (killed)
                 w = snprintf(why, sizeof why, "the launch did not finish before its deadline and "
                                               "was killed while this case ran");
             else
@@ -322,7 +705,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
                              WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
             if (said[0] && w > 0 && (size_t)w < sizeof why)
                 snprintf(why + w, sizeof why - (size_t)w, "; the launcher's last words:\n%s", said);
-            pcf_result_add_run(pcf_results_get(&rs, e), ob.verdict, out, ob.clause, why, 0);
+            pcf_result_add_run(pcf_results_get(&rs, e), ob.verdict, oc, ob.clause, why, 0);
         }
         /* A destructive launch that ended badly although its case "passed":
          * the job was taken down after the victim reported, before rank 0
@@ -331,12 +714,12 @@ int pcf_run_orchestrated(const pcf_opts *o)
          * leaving without finalize (its connection may be gone), which the
          * harness caused: no verdict (mpich-wire.md §9, socket closed
          * before finalize). */
-        if (L[k].n == 1 && (L[k].cases[0]->c->flags & PCF_DESTRUCTIVE) && exited_bad &&
-            !open_id[0] && !finished) {
-            pcf_result *r = pcf_results_get(&rs, L[k].cases[0]);
+        if (cur->n == 1 && (cur->cases[0]->c->flags & PCF_DESTRUCTIVE) && exited_bad &&
+            !in->open_id[0] && !in->done) {
+            pcf_result *r = pcf_results_get(&rs, cur->cases[0]);
             if (r->runs && !pcf_verdict_failing(r->verdict, o->strict)) {
                 pcf_obs ob;
-                pcf_grade(L[k].cases[0]->c, "job-killed", o->strict, &ob);
+                pcf_grade(cur->cases[0]->c, "job-killed", o->strict, &ob);
                 char why[2400];
                 snprintf(why, sizeof why, "%s\nthen the job ended (launcher %s %d)%s%s",
                          r->actual ? r->actual : "", WIFSIGNALED(st) ? "signal" : "exit status",
@@ -347,21 +730,98 @@ int pcf_run_orchestrated(const pcf_opts *o)
                 pcf_result_add_run(r, ob.verdict, "job-killed", ob.clause, why, r->usec);
             }
         }
-        /* cases that never started */
-        for (size_t i = 0; i < L[k].n; i++) {
-            pcf_result *r = pcf_results_get(&rs, L[k].cases[i]);
-            if (r->runs || (r->verdict == PCF_SKIPPED && r->actual))
-                continue;
-            char why[200];
-            snprintf(why, sizeof why, "not run: the launch ended before this case (%s)",
-                     killed_by_deadline ? "deadline" : exited_bad ? "job ended" : "no result");
-            pcf_result_add_run(r, PCF_ERROR, "harness-error", L[k].cases[i]->c->clause, why, 0);
+        const pcf_entry *last = in->last_started[0] ? pcf_case_find(in->last_started) : NULL;
+        if (out.how == L_HUNG_EXIT && last) {
+            char what[1600];
+            snprintf(what, sizeof what, "%s, but the launcher had not returned %u s later and was "
+                     "killed%s%s", out.all_ended ? "every rank of the job had ended"
+                     : "the job's rank 0 had finished", out.waited_ms / 1000,
+                     said[0] ? "; the launcher said:\n" : "", said);
+            blame_wedge(&rs, last, o, what);
+            last = NULL;
         }
-        done += L[k].n;
+        prev_last = last;
+
+        /* cases that never started: a launch of their own, unless this one
+         * ran none of them either (then once more, then the reason) */
+        launch rest = { .pmi = cur->pmi, .np = cur->np };
+        rest.cases = calloc(cur->n ? cur->n : 1, sizeof *rest.cases);
+        for (size_t i = 0; i < cur->n; i++) {
+            pcf_result *r = pcf_results_get(&rs, cur->cases[i]);
+            if (!graded(r))
+                rest.cases[rest.n++] = cur->cases[i];
+        }
+        if (!rest.n) {
+            free(rest.cases);
+        } else {
+            bool progress = count_graded(&rs) > before;
+            if (!proto_dead[cur->pmi][0] && (progress || cur->retries < 1)) {
+                rest.retries = progress ? 0 : cur->retries + 1;
+                if (nl == lcap) {
+                    launch *nlp = realloc(L, (lcap *= 2) * sizeof *L);
+                    if (!nlp) {
+                        fprintf(stderr, "pmi2-conform: out of memory\n");
+                        exit(PCF_EXIT_USAGE);
+                    }
+                    L = nlp;
+                    cur = &L[k];
+                }
+                memmove(&L[k + 2], &L[k + 1], (nl - k - 1) * sizeof *L);
+                L[k + 1] = rest;
+                nl++;
+                if (o->verbose || !o->progress)
+                    fprintf(stderr, "pmi2-conform: the launch ended (%s) with %zu case(s) not run: "
+                            "they go on in a new launch\n", in->lost ? "control channel lost"
+                            : end_name(out.how), rest.n);
+            } else {
+                char why[1800];
+                if (proto_dead[cur->pmi][0])
+                    snprintf(why, sizeof why, "%s", proto_dead[cur->pmi]);
+                else if (in->lost)
+                    snprintf(why, sizeof why, "not run: %s", in->lost_why);
+                else
+                    snprintf(why, sizeof why, "not run: two launches in a row ended (%s) before "
+                             "this case%s%s", end_name(out.how),
+                             said[0] ? "; the launcher said:\n" : "", said);
+                skip_rest(&rs, &rest, why);
+                free(rest.cases);
+            }
+        }
+        remove(res);
+        remove(logfile);
+    }
+    /* Did the server release the last job?  A launch that runs no case
+     * (handshake, finalize) tells, as the next launch would have. */
+    if (prev_last && !stopped && !dead[0] && !(run_deadline && pws_now_usec() >= run_deadline)) {
+        launch probe = { .pmi = 2, .np = 1, .budget_ms = 60000 };
+        static const pcf_entry *none[1];
+        probe.cases = none;
+        char res[1200], logfile[1200], said[1200];
+        snprintf(res, sizeof res, "%s/probe.results", dir);
+        snprintf(logfile, sizeof logfile, "%s/probe.log", dir);
+        unsigned start_ms = o->start_ms ? o->start_ms
+                            : slowest_start / 1000 * 5 > 5000 ? (unsigned)(slowest_start / 1000) * 5
+                                                              : 5000;
+        pcf_progress_note(o, "checking that the server released the last job");
+        launch_outcome out;
+        run_launch(o, &probe, res, self, logfile, start_ms, run_deadline, NULL, &out);
+        log_excerpt(logfile, said, sizeof said);
+        if (out.how == L_NOSTART) {
+            char what[1600];
+            snprintf(what, sizeof what,
+                     "the server did not release the job after this case: a launch after it "
+                     "started no rank within %u s%s%s", start_ms / 1000,
+                     said[0] ? "; the launcher said:\n" : "", said);
+            blame_wedge(&rs, prev_last, o, what);
+            recover(o);
+        }
         remove(res);
         remove(logfile);
     }
     pcf_progress_end(o);
+    if (stop_signal)
+        fprintf(stderr, "pmi2-conform: interrupted (signal %d): every launch and rank ended; "
+                        "the report covers what ran\n", (int)stop_signal);
     /* report in registry order */
     pcf_results sorted = { 0 };
     snprintf(sorted.target, sizeof sorted.target, "%s", rs.target);
@@ -383,5 +843,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
         free(L[k].cases);
     free(L);
     rmdir(dir);
+    if (stopped || proto_dead[1][0] || proto_dead[2][0])
+        return PCF_EXIT_USAGE; /* the report is whole, the run is not */
     return harness && code == 0 ? PCF_EXIT_USAGE : code;
 }

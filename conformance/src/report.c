@@ -5,6 +5,7 @@
 #include "pmitrace/trace.h"
 
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -651,11 +652,38 @@ int pcf_report(pcf_results *rs, const pcf_opts *o, FILE *f)
 
 /* ---------------------------------------------------------------- progress */
 
+static struct {
+    uint64_t t0;
+    size_t done, total;
+    char id[160];
+} prog;
+
 void pcf_progress(const pcf_opts *o, size_t done, size_t total, const char *id)
 {
     if (!o->progress)
         return;
-    fprintf(stderr, "\r\033[K[%zu/%zu] %s", done + 1, total, id);
+    if (!prog.t0)
+        prog.t0 = pws_now_usec();
+    prog.done = done;
+    prog.total = total;
+    snprintf(prog.id, sizeof prog.id, "%s", id);
+    fprintf(stderr, "\r\033[K[%zu/%zu %us] %s", done + 1 > total ? total : done + 1, total,
+            (unsigned)((pws_now_usec() - prog.t0) / 1000000), id);
+    fflush(stderr);
+}
+
+void pcf_progress_note(const pcf_opts *o, const char *fmt, ...)
+{
+    if (!o->progress)
+        return;
+    char note[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(note, sizeof note, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\r\033[K[%zu/%zu %us] %s: %s", prog.done + 1 > prog.total ? prog.total
+            : prog.done + 1, prog.total, (unsigned)((pws_now_usec() - (prog.t0 ? prog.t0
+            : pws_now_usec())) / 1000000), prog.id, note);
     fflush(stderr);
 }
 

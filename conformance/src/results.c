@@ -122,6 +122,18 @@ int pcf_resfile_skip(FILE *f, const char *id, const char *why)
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
+int pcf_resfile_alive(FILE *f, int rank, long pid)
+{
+    return fprintf(f, "alive\t%d\t%ld\n", rank, pid) < 0 ? -1 : 0;
+}
+
+int pcf_resfile_lost(FILE *f, const char *after_id, const char *why)
+{
+    fprintf(f, "lost\t%s\t", after_id);
+    put_esc(f, why);
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
 static char *unesc(const char *s)
 {
     size_t n = strlen(s), ol = 0, ep;
@@ -136,11 +148,9 @@ static char *unesc(const char *s)
     return o;
 }
 
-int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n, bool *done)
+int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
 {
-    if (n)
-        open_id[0] = 0;
-    *done = false;
+    memset(in, 0, sizeof *in);
     int open_iter = -1;
     FILE *f = fopen(path, "r");
     if (!f)
@@ -149,8 +159,9 @@ int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n,
     size_t cap = 0;
     ssize_t len;
     while ((len = getline(&line, &cap, f)) > 0) {
-        if (line[len - 1] == '\n')
-            line[--len] = 0;
+        if (line[len - 1] != '\n')
+            break; /* a line still being written */
+        line[--len] = 0;
         char *fld[8] = { 0 };
         int nf = 0;
         char *p = line;
@@ -163,7 +174,21 @@ int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n,
             p = t + 1;
         }
         if (strcmp(fld[0], "done") == 0) {
-            *done = true;
+            in->done = true;
+            continue;
+        }
+        if (strcmp(fld[0], "alive") == 0 && nf >= 3) {
+            in->alive++;
+            if (in->npids < PCF_RES_MAXPIDS)
+                in->pids[in->npids++] = strtol(fld[2], NULL, 10);
+            continue;
+        }
+        if (strcmp(fld[0], "lost") == 0 && nf >= 3) {
+            in->lost = true;
+            snprintf(in->lost_after, sizeof in->lost_after, "%s", fld[1]);
+            char *a = unesc(fld[2]);
+            snprintf(in->lost_why, sizeof in->lost_why, "%s", a ? a : "");
+            free(a);
             continue;
         }
         if (nf < 2)
@@ -174,22 +199,27 @@ int pcf_resfile_read(const char *path, pcf_results *rs, char *open_id, size_t n,
         if (strcmp(fld[0], "start") == 0) {
             /* the latest case any rank began: when one rank starts case B,
              * every rank has passed the exchange that closed the case before */
-            snprintf(open_id, n, "%s", fld[1]);
+            snprintf(in->open_id, sizeof in->open_id, "%s", fld[1]);
+            snprintf(in->last_started, sizeof in->last_started, "%s", fld[1]);
             open_iter = nf >= 3 ? atoi(fld[2]) : 0;
         } else if (strcmp(fld[0], "result") == 0 && nf == 8) {
             int v = pcf_verdict_parse(fld[3]);
             if (v < 0)
                 continue;
-            char *a = unesc(fld[7]);
-            pcf_result_add_run(pcf_results_get(rs, e), v, fld[4], fld[5], a,
-                               strtoull(fld[6], NULL, 10));
-            free(a);
-            if (strcmp(open_id, fld[1]) == 0 && atoi(fld[2]) == open_iter)
-                open_id[0] = 0;
+            if (rs) {
+                char *a = unesc(fld[7]);
+                pcf_result_add_run(pcf_results_get(rs, e), v, fld[4], fld[5], a,
+                                   strtoull(fld[6], NULL, 10));
+                free(a);
+            }
+            if (strcmp(in->open_id, fld[1]) == 0 && atoi(fld[2]) == open_iter)
+                in->open_id[0] = 0;
         } else if (strcmp(fld[0], "skip") == 0 && nf >= 3) {
-            char *a = unesc(fld[2]);
-            pcf_result_skip(pcf_results_get(rs, e), a);
-            free(a);
+            if (rs) {
+                char *a = unesc(fld[2]);
+                pcf_result_skip(pcf_results_get(rs, e), a);
+                free(a);
+            }
         }
     }
     free(line);

@@ -24,7 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { OBS_LEN = 700, CTL_SLACK_MS = 30000 };
+/* The exchange after a case waits for the slowest rank to finish the case
+ * (each is bounded by the case deadline) and then for the fence: the slack
+ * covers skew and a loaded machine, not a server that stopped answering. */
+enum { OBS_LEN = 700, CTL_SLACK_MS = 10000 };
 
 typedef struct plan_item {
     const pcf_entry *e;
@@ -307,6 +310,17 @@ static void report_and_free(pcf_results *rs, const pcf_opts *o, int *code)
 int pcf_run_job(const pcf_opts *o)
 {
     signal(SIGPIPE, SIG_IGN);
+    if (o->child) {
+        pcf_watch_parent(o->parent);
+        if (o->results_file) { /* the parent learns that this rank started, and its pid */
+            FILE *af = fopen(o->results_file, "a");
+            if (af) {
+                const char *r = getenv("PMI_RANK");
+                pcf_resfile_alive(af, r && *r ? atoi(r) : -1, (long)getpid());
+                fclose(af);
+            }
+        }
+    }
     pcf_ctx c = { .pmi = o->pmi, .o = o };
     unsigned hs_ms = o->timeout_ms > 15000 ? o->timeout_ms : 15000;
     bool hs_ok = pcf_ctl_handshake(&c, hs_ms) == 0;
@@ -346,6 +360,18 @@ int pcf_run_job(const pcf_opts *o)
     if (!hs_ok) {
         /* No usable session: grade the handshake locally, report the rest. */
         fprintf(stderr, "pmi2-conform: rank %d: PMI start-up failed: %s\n", c.rank, c.hs.error);
+        if (o->child && o->results_file && !rank0) {
+            /* every rank says why: rank 0 may not live to (a launcher may end
+             * the job as soon as one rank exits) */
+            FILE *lf = fopen(o->results_file, "a");
+            if (lf) {
+                char why[400];
+                snprintf(why, sizeof why, "the harness's PMI-%d start-up failed: %s", o->pmi,
+                         c.hs.error);
+                pcf_resfile_lost(lf, "-", why);
+                fclose(lf);
+            }
+        }
         if (!rank0 && c.hs.env_rank > 0) {
             free(plan);
             return PCF_EXIT_USAGE;
@@ -368,8 +394,13 @@ int pcf_run_job(const pcf_opts *o)
             }
         }
         rs.seconds = (double)(pws_now_usec() - t_start) / 1e6;
-        if (resf)
+        if (resf) {
+            char why[400];
+            snprintf(why, sizeof why, "the harness's PMI-%d start-up failed: %s", o->pmi,
+                     c.hs.error);
+            pcf_resfile_lost(resf, "-", why);
             fclose(resf);
+        }
         report_and_free(&rs, o, &code);
         free(plan);
         pws_close(c.s);
@@ -395,6 +426,8 @@ int pcf_run_job(const pcf_opts *o)
         vals[r] = calloc(1, OBS_LEN);
     int seq = 0;
     char err[256] = "";
+    const char *lost_after = "-"; /* the case after which the control channel failed */
+    const char *last_run = "-";
     char mine[OBS_LEN];
     snprintf(mine, sizeof mine, "hello %s", tdir ? tdir : "");
     if (tdir)
@@ -428,6 +461,7 @@ int pcf_run_job(const pcf_opts *o)
             if (pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, tmo + CTL_SLACK_MS, err,
                                  sizeof err) != 0) {
                 lost = true;
+                lost_after = e->c->id;
                 if (rank0) { /* what rank 0 saw still counts; say why the others are missing */
                     char *one[1] = { mine };
                     aggregate(&rs, e, one, 1, us, resf, it);
@@ -437,6 +471,8 @@ int pcf_run_job(const pcf_opts *o)
             if (rank0)
                 aggregate(&rs, e, vals, c.size, us, resf, it);
         }
+        if (!lost)
+            last_run = e->c->id;
         done++;
     }
 
@@ -464,8 +500,10 @@ int pcf_run_job(const pcf_opts *o)
             snprintf(word, sizeof word, "-");
         }
         if (pcf_ctl_exchange(&c, seq++, word, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
-                             sizeof err) != 0)
+                             sizeof err) != 0) {
             lost = true;
+            lost_after = last_run;
+        }
         else if (!rank0) {
             /* victim k (rank k) runs the k-th listed case */
             char addr[256];
@@ -642,6 +680,8 @@ int pcf_run_job(const pcf_opts *o)
                                 "after the case, rank 0's own connection failed: %s", r0.detail);
                     obs_text(&c, o2, sizeof o2);
                     lost = true;
+                    lost_after = e->c->id;
+                    snprintf(err, sizeof err, "rank 0's own connection failed: %.200s", r0.detail);
                     if (slots)
                         slots[0] = o2;
                 }
@@ -667,8 +707,22 @@ int pcf_run_job(const pcf_opts *o)
 
     if (rank0) {
         pcf_progress_end(o);
-        if (lost)
-            fprintf(stderr, "pmi2-conform: the control channel failed: %s\n", err);
+        char lost_text[600] = "";
+        if (lost) {
+            if (strcmp(lost_after, "-") == 0)
+                snprintf(lost_text, sizeof lost_text,
+                         "not run: the PMI control channel failed before the first case (%s)", err);
+            else
+                snprintf(lost_text, sizeof lost_text,
+                         "not run: the PMI control channel failed after case %s (%s); "
+                         "--launch grades it in a launch of its own", lost_after, err);
+            fprintf(stderr, "pmi2-conform: the control channel failed after case %s: %s\n",
+                    lost_after, err);
+            if (resf) {
+                pcf_resfile_lost(resf, lost_after, err);
+                fflush(resf);
+            }
+        }
         for (size_t i = 0; i < np; i++) {
             const pcf_entry *e = plan[i].e;
             pcf_result *r = pcf_results_get(&rs, e);
@@ -680,11 +734,12 @@ int pcf_run_job(const pcf_opts *o)
                 pcf_result_skip(r, "needs --launch: destructive cases need a victim rank "
                                    "besides rank 0 (run with more ranks)");
             else if (lost)
-                pcf_result_add_run(r, PCF_ERROR, "harness-error", e->c->clause,
-                                   "not run: the harness lost its PMI control channel", 0);
+                pcf_result_skip(r, lost_text);
             else
                 pcf_result_skip(r, "needs --launch: more destructive cases than victim ranks");
-            if (resf && r->verdict == PCF_SKIPPED)
+            /* a child's unrun cases after a lost channel go back to the
+             * parent unrecorded: it runs them in a launch of their own */
+            if (resf && r->verdict == PCF_SKIPPED && !(lost && o->child && !plan[i].skip))
                 pcf_resfile_skip(resf, e->c->id, r->actual ? r->actual : "");
         }
         if (resf)
@@ -695,6 +750,8 @@ int pcf_run_job(const pcf_opts *o)
             code = 0;
         } else {
             report_and_free(&rs, o, &code);
+            if (lost)
+                code = PCF_EXIT_USAGE; /* the report is whole, the run is not */
         }
     } else {
         code = 0;
