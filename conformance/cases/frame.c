@@ -127,7 +127,7 @@ static const pcf_case cases[] = {
     { .id = "frame/v1-on-v2-connection",
       .desc = "a PMI-1 request on a PMI-2 connection is answered in PMI-1",
       .clause = "CLASS-2", .expected = "cmd=maxes ... as a PMI-1 line",
-      .flags = PCF_V2, .run = run_v1_after_v2,
+      .flags = PCF_V2 | PCF_DESTRUCTIVE, /* Slurm reads the line as a zero length and closes */ .run = run_v1_after_v2,
       .outcomes = { { "wrong-response", PCF_DEVIATES, "CLASS-4", "answered in the wrong form" } } },
 };
 PCF_CASES(cases)

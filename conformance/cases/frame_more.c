@@ -316,7 +316,7 @@ static const pcf_case cases[] = {
     { .id = "frame/v1-between-frames",
       .desc = "frame, PMI-1 line, frame in one write get three answers in order",
       .clause = "CONN-2", .expected = "job-getid-response, maxes, job-getid-response",
-      .flags = PCF_V2, .run = run_v1_between,
+      .flags = PCF_V2 | PCF_DESTRUCTIVE, /* as frame/v1-on-v2-connection */ .run = run_v1_between,
       .outcomes = { { "wrong-response", PCF_DEVIATES, "CLASS-2", "the PMI-1 line was not served" } } },
     { .id = "frame/coalesced-straddle",
       .desc = "two frames in three writes cut inside frame 1 and inside frame 2's length",
