@@ -67,10 +67,14 @@ static bool lacks(const char *call, void (*fn)(void))
 }
 #define LACKS(call, fn) lacks(call, (void (*)(void))(fn))
 /* say(call, fn(args), ...) unless fn is absent */
+/* The call runs before its out-parameters are read: the arguments of one
+ * function call are not sequenced. */
 #define SAY(call, fn, args, ...)                                                                 \
     do {                                                                                         \
-        if (!LACKS(call, fn))                                                                    \
-            say(call, fn args, __VA_ARGS__);                                                     \
+        if (!LACKS(call, fn)) {                                                                  \
+            int say_rc_ = fn args;                                                               \
+            say(call, say_rc_, __VA_ARGS__);                                                     \
+        }                                                                                        \
     } while (0)
 
 static void hex(const char *s, char *out, size_t on)

@@ -222,10 +222,14 @@ static void script_all(bool unusual)
         say("PMI2_Job_GetId", rc, "x=%s", hx);
     }
     int r = -1, sz = -1;
-    if (!LACKS("PMI2_Job_GetRank", PMI2_Job_GetRank))
-        say("PMI2_Job_GetRank", PMI2_Job_GetRank(&r), "rank=%d", r);
-    if (!LACKS("PMI2_Info_GetSize", PMI2_Info_GetSize))
-        say("PMI2_Info_GetSize", PMI2_Info_GetSize(&sz), "size=%d", sz);
+    if (!LACKS("PMI2_Job_GetRank", PMI2_Job_GetRank)) {
+        rc = PMI2_Job_GetRank(&r); /* before r is read: call arguments are unsequenced */
+        say("PMI2_Job_GetRank", rc, "rank=%d", r);
+    }
+    if (!LACKS("PMI2_Info_GetSize", PMI2_Info_GetSize)) {
+        rc = PMI2_Info_GetSize(&sz);
+        say("PMI2_Info_GetSize", rc, "size=%d", sz);
+    }
     do_jobattr("PMI2_Info_GetJobAttr:PMI_process_mapping", "PMI_process_mapping");
     do_jobattr("PMI2_Info_GetJobAttr:universeSize", "universeSize");
     int arr[16], outlen = -1, found = -1;
