@@ -29,6 +29,7 @@
  * --verbose); its first and last lines become evidence in the report. */
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -431,6 +432,24 @@ static void run_launch(const pcf_opts *o, const launch *L, const char *resfile, 
     kill_ranks(&out->info, resfile);
 }
 
+/* The run's scratch directory and whatever launches left in it. */
+static void remove_run_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                continue;
+            char p[1400];
+            snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+            remove(p);
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
 /* Give case e the verdict FAIL for wedging the server (ERR-18), whatever it
  * had: what the server did after it is a finding about the server. */
 static void blame_wedge(pcf_results *rs, const pcf_entry *e, const pcf_opts *o, const char *what)
@@ -657,7 +676,8 @@ int pcf_run_orchestrated(const pcf_opts *o)
                 prev_last = NULL; /* blamed once */
             }
             bool recovered = recover(o);
-            if (cur->retries < 1 && (recovered || !o->recover)) {
+            /* one more try; two after a recovery that said it worked */
+            if (cur->retries < (recovered ? 2 : 1) && (recovered || !o->recover)) {
                 cur->retries++;
                 k--; /* the same launch again */
             } else {
@@ -703,6 +723,16 @@ int pcf_run_orchestrated(const pcf_opts *o)
                 w = snprintf(why, sizeof why, "the job ended while this case ran (launcher %s %d)",
                              WIFSIGNALED(st) ? "killed by signal" : "exit status",
                              WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+            if (in->lost && !killed && !exited_bad) {
+                /* the job went on, its PMI did not: rank 0's control
+                 * channel failed while another rank ran this case */
+                oc = "others-affected";
+                ob.verdict = PCF_FAIL;
+                snprintf(ob.clause, sizeof ob.clause, "ERR-2");
+                w = snprintf(why, sizeof why, "while this case ran, the job's other PMI "
+                             "connections stopped working: rank 0's control channel failed (%s)",
+                             in->lost_why);
+            }
             if (said[0] && w > 0 && (size_t)w < sizeof why)
                 snprintf(why + w, sizeof why - (size_t)w, "; the launcher's last words:\n%s", said);
             pcf_result_add_run(pcf_results_get(&rs, e), ob.verdict, oc, ob.clause, why, 0);
@@ -842,7 +872,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
     for (size_t k = 0; k < nl; k++)
         free(L[k].cases);
     free(L);
-    rmdir(dir);
+    remove_run_dir(dir);
     if (stopped || proto_dead[1][0] || proto_dead[2][0])
         return PCF_EXIT_USAGE; /* the report is whole, the run is not */
     return harness && code == 0 ? PCF_EXIT_USAGE : code;

@@ -428,6 +428,7 @@ int pcf_run_job(const pcf_opts *o)
     char err[256] = "";
     const char *lost_after = "-"; /* the case after which the control channel failed */
     const char *last_run = "-";
+    const char *lost_next = NULL; /* the case the other ranks may have begun then */
     char mine[OBS_LEN];
     snprintf(mine, sizeof mine, "hello %s", tdir ? tdir : "");
     if (tdir)
@@ -462,6 +463,11 @@ int pcf_run_job(const pcf_opts *o)
                                  sizeof err) != 0) {
                 lost = true;
                 lost_after = e->c->id;
+                /* the other ranks may have passed this exchange and begun
+                 * the next case, which rank 0 cannot see: name it too */
+                for (size_t j = i + 1; j < np && !lost_next; j++)
+                    if (!plan[j].skip && !plan[j].destructive)
+                        lost_next = plan[j].e->c->id;
                 if (rank0) { /* what rank 0 saw still counts; say why the others are missing */
                     char *one[1] = { mine };
                     aggregate(&rs, e, one, 1, us, resf, it);
@@ -657,7 +663,8 @@ int pcf_run_job(const pcf_opts *o)
                     obs_text(&c, obs, sizeof obs);
                 }
                 /* ERR-2: the other connections must still be served */
-                pcf_ctx_begin_case(&c, e->c, "d", 5000);
+                /* as long as a case may wait for an answer, at most 5 s */
+                pcf_ctx_begin_case(&c, e->c, "d", tmo < 5000 ? tmo : 5000);
                 pmc_enc q;
                 pmc_msg m;
                 if (c.pmi == 1) {
@@ -712,12 +719,18 @@ int pcf_run_job(const pcf_opts *o)
             if (strcmp(lost_after, "-") == 0)
                 snprintf(lost_text, sizeof lost_text,
                          "not run: the PMI control channel failed before the first case (%s)", err);
+            else if (lost_next)
+                snprintf(lost_text, sizeof lost_text,
+                         "not run: the PMI control channel failed after case %s, as the other "
+                         "ranks began %s (%s); --launch grades every case", lost_after,
+                         lost_next, err);
             else
                 snprintf(lost_text, sizeof lost_text,
                          "not run: the PMI control channel failed after case %s (%s); "
-                         "--launch grades it in a launch of its own", lost_after, err);
-            fprintf(stderr, "pmi2-conform: the control channel failed after case %s: %s\n",
-                    lost_after, err);
+                         "--launch grades every case", lost_after, err);
+            fprintf(stderr, "pmi2-conform: the control channel failed after case %s%s%s: %s\n",
+                    lost_after, lost_next ? ", as the other ranks began " : "",
+                    lost_next ? lost_next : "", err);
             if (resf) {
                 pcf_resfile_lost(resf, lost_after, err);
                 fflush(resf);
