@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate the published conformance reports in results/: pmi2-conform
-# against Debian's mpiexec.hydra (PMI-2 and PMI-1), every pmi-mockserver
+# against Debian's mpiexec.hydra (PMI-2 and PMI-1), Slurm 22.05's srun, every pmi-mockserver
 # persona, the project's own client library, Debian's libmpich and Slurm's
 # libpmi2 (client mode).  Each target gets results/<target>/report.html (one
 # self-contained page, every case's transcript included), console.txt (the
@@ -49,6 +49,23 @@ if command -v mpiexec.hydra >/dev/null; then
     server hydra-4.0.2 "mpiexec.hydra -n {n}"
 else
     echo "publish: mpiexec.hydra not found; its report is not regenerated" >&2
+fi
+# Slurm 22.05 (srun --mpi=pmi2), PMI-2 and PMI-1 as it serves them, on a
+# throwaway one-node cluster; a step Slurm leaves completing is recovered by
+# resetting the cluster between launches (and graded ERR-18).
+if command -v srun >/dev/null && [ "$(id -u)" -eq 0 ]; then
+    cluster=$(mktemp -d /tmp/pcf-publish-slurm-XXXXXX)
+    if eval "$(scripts/slurm-cluster.sh up "$cluster")"; then
+        SLURM_OVERCOMMIT=1 server slurm-22.05 "srun --mpi=pmi2 -n {n}" --timeout 2 \
+            --recover "'$PWD/scripts/slurm-cluster.sh' reset '$cluster' >/dev/null 2>&1"
+    else
+        echo "publish: the Slurm test cluster did not start; slurm-22.05 not regenerated" >&2
+        status=1
+    fi
+    scripts/slurm-cluster.sh down "$cluster" >/dev/null 2>&1
+    rm -rf "$cluster"
+else
+    echo "publish: srun not found (or not root); slurm-22.05 is not regenerated" >&2
 fi
 for p in strict hydra-4.0 hydra-4.1 slurm; do
     t=5

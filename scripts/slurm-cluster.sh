@@ -150,6 +150,12 @@ CONF
         *) tail -20 "$dir/slurmd.log" "$dir/slurmd.out" >&2 || true
            die "the node did not come up (state '${state:-none}')" ;;
     esac
+    # the node is idle to slurmctld; a step must really start before it is up
+    for i in $(seq 3); do
+        timeout 20 srun -N1 -n1 --immediate=15 true >/dev/null 2>&1 && break
+        [ "$i" -lt 3 ] || { tail -20 "$dir/slurmd.log" >&2; die "the node runs no step"; }
+        sleep 1
+    done
     say "up in $dir (node $host: $state; slurmctld port $cport, slurmd port $dport)"
     echo "export SLURM_CONF=$dir/slurm.conf"
 }

@@ -1,0 +1,59 @@
+#!/bin/sh
+# pmi2-conform against real Slurm (label peer), on the throwaway cluster that
+# the fixture test started (scripts/slurm-cluster.sh up CLUSTER_DIR).
+#
+#   slurm-peer.sh MODE PMI2_CONFORM CLUSTER_DIR WORKDIR [BASELINE]
+#
+#   launch      the orchestrated run, every case, against BASELINE; a wedged
+#               step is recovered by resetting the cluster (--recover); a start
+#               timeout of 8 s (not 5) keeps a loaded CI machine from looking
+#               like a wedged server
+#   run-as-job  srun --mpi=pmi2 -n 4 pmi2-conform server: a full report (every
+#               case a verdict, no ERROR), whatever the control channel does
+#   sigterm     SIGTERM to an orchestrated run under srun: it ends, reports,
+#               and leaves no process of the run behind
+# The cluster is reset after each mode: Slurm may leave a step COMPLETING.
+set -u
+mode=$1 conform=$2 cluster=$3 work=$4 baseline=${5:-}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+export SLURM_CONF="$cluster/slurm.conf"
+export SLURM_OVERCOMMIT=1 # more ranks than the machine has cores
+reset() { "$root/scripts/slurm-cluster.sh" reset "$cluster" >/dev/null 2>&1; }
+rm -rf "$work"
+mkdir -p "$work"
+"$root/scripts/slurm-cluster.sh" status "$cluster" || reset
+rc=0
+case "$mode" in
+    launch)
+        "$conform" server --launch 'srun --mpi=pmi2 -n {n}' \
+            --recover "'$root/scripts/slurm-cluster.sh' reset '$cluster' >/dev/null 2>&1" \
+            --timeout 2 --start-timeout 8 --json "$work/json" --baseline "$baseline" > "$work/report.txt" 2> "$work/stderr.txt"
+        rc=$?
+        tail -3 "$work/report.txt"
+        if grep -q '^  ERROR ' "$work/report.txt"; then
+            echo "FAIL: ERROR verdicts against Slurm:" >&2
+            grep -A4 '^  ERROR ' "$work/report.txt" >&2
+            rc=1
+        fi
+        [ $rc -ne 0 ] && { grep -B2 -A8 'deviation\|DEVIATION' "$work/report.txt" | head -80 >&2; tail -20 "$work/stderr.txt" >&2; } ;;
+    run-as-job)
+        timeout -s KILL 600 srun --mpi=pmi2 -n 4 "$conform" server --json "$work/json" \
+            > "$work/report.txt" 2> "$work/stderr.txt"
+        echo "srun exit status $?"
+        tail -2 "$work/report.txt"
+        grep -q '^248 tests, ' "$work/report.txt" || { echo "FAIL: no full report" >&2; rc=1; }
+        if grep -q '^  ERROR ' "$work/report.txt"; then
+            echo "FAIL: ERROR verdicts:" >&2
+            grep -A4 '^  ERROR ' "$work/report.txt" >&2
+            rc=1
+        fi
+        grep -q '"exit_code"' "$work/json/index.json" || { echo "FAIL: no index.json" >&2; rc=1; } ;;
+    sigterm)
+        HOSTILE_LAUNCH='srun --mpi=pmi2 -n {n}' sh "$here/hostile.sh" "$conform" /bin/false \
+            "$work/hostile" sigterm
+        rc=$? ;;
+    *) echo "slurm-peer.sh: unknown mode $mode" >&2; exit 2 ;;
+esac
+reset
+exit $rc
