@@ -55,7 +55,7 @@ fi
 # resetting the cluster between launches (and graded ERR-18).
 if command -v srun >/dev/null && [ "$(id -u)" -eq 0 ]; then
     cluster=$(mktemp -d /tmp/pcf-publish-slurm-XXXXXX)
-    if eval "$(scripts/slurm-cluster.sh up "$cluster")"; then
+    if env_line=$(scripts/slurm-cluster.sh up "$cluster") && eval "$env_line"; then
         SLURM_OVERCOMMIT=1 server slurm-22.05 "srun --mpi=pmi2 -n {n}" --timeout 2 \
             --recover "'$PWD/scripts/slurm-cluster.sh' reset '$cluster' >/dev/null 2>&1"
     else

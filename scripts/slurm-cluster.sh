@@ -75,6 +75,7 @@ cmd_up() {
         echo "export SLURM_CONF=$dir/slurm.conf"
         return 0
     fi
+    chmod 0755 "$dir" # munged (as munge) must reach its socket directory inside
     mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
     chown munge:munge "$dir/munge"
     chmod 0700 "$dir/munge"

@@ -14,6 +14,9 @@ random gets) against:
   mockserver      pmi-mockserver --listen tcp, virtual ranks (vs bare)
   mockserver      pmi-mockserver -n N -- client --mode=process (vs Hydra)
   mpiexec.hydra   mpiexec.hydra -n N client --mode=process
+  srun            srun --mpi=pmi2 -O -n N client --mode=process (Slurm 22.05;
+                  when SLURM_CONF names a running cluster, e.g. one from
+                  scripts/slurm-cluster.sh, or with --srun)
 and prints one table.
 
 options:
@@ -29,7 +32,9 @@ options:
   --timeout SEC        bound on every single run (120)
   --repeat K           run every configuration K times, report the median gets/s
                        (default 3; a failed or timed-out attempt is reported instead)
+  --srun PATH          srun (default: srun from PATH when SLURM_CONF is set)
   --no-hydra           skip Hydra
+  --no-slurm           skip Slurm
   --no-process         skip the process-mode runs
   --quick              N=8, 2 rounds, 400 random gets, no Hydra, once (the smoke test)
   --check              exit 1 unless every bare-epoll and mockserver run completed
@@ -44,7 +49,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-client="" mock="" bare="" hydra=""
+client="" mock="" bare="" hydra="" srun="" noslurm=0
 sizes="16 64 256" hsizes="16 64 128" protos="2 1"
 rounds=3 rtotal=64000 tmo=120 nohydra=0 noproc=0 check=0 logdir="" repeat=3 last_status="" attempt=1
 
@@ -61,9 +66,11 @@ while [ $# -gt 0 ]; do
     --random-total) rtotal=$2; shift ;;
     --timeout) tmo=$2; shift ;;
     --no-hydra) nohydra=1 ;;
+    --srun) srun=$2; shift ;;
+    --no-slurm) noslurm=1 ;;
     --no-process) noproc=1 ;;
     --repeat) repeat=$2; shift ;;
-    --quick) sizes=8; rounds=2; rtotal=400; nohydra=1; repeat=1 ;;
+    --quick) sizes=8; rounds=2; rtotal=400; nohydra=1; noslurm=1; repeat=1 ;;
     --check) check=1 ;;
     --log) logdir=$2; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -90,6 +97,14 @@ done
 if [ $nohydra = 0 ]; then
     hydra=$(find_prog mpiexec.hydra "$hydra")
     [ -z "$hydra" ] && { echo "run.sh: no mpiexec.hydra: Hydra rows skipped" >&2; nohydra=1; }
+fi
+
+if [ $noslurm = 0 ]; then
+    if [ -z "$srun" ] && [ -n "${SLURM_CONF:-}" ]; then srun=$(command -v srun 2>/dev/null); fi
+    if [ -z "$srun" ] || ! timeout 20 "$srun" -n1 --immediate=15 true >/dev/null 2>&1; then
+        [ -n "$srun" ] && echo "run.sh: srun runs no step (SLURM_CONF=${SLURM_CONF:-unset}): Slurm rows skipped" >&2
+        noslurm=1
+    fi
 fi
 
 keep_log=1
@@ -195,7 +210,7 @@ echo "client: $client"
 echo "rounds $rounds (+1 warm-up), $rtotal random gets per run, median of $repeat, timeout ${tmo}s per run"
 echo
 
-all_sizes=$(printf '%s\n' $sizes $([ $nohydra = 0 ] && echo $hsizes) | sort -n -u)
+all_sizes=$(printf '%s\n' $sizes $([ $nohydra = 0 ] || [ $noslurm = 0 ] && echo $hsizes) | sort -n -u)
 for N in $all_sizes; do
     for P in $protos; do
         mock_n=0; for s in $sizes; do [ "$s" = "$N" ] && mock_n=1; done
@@ -217,6 +232,10 @@ for N in $all_sizes; do
             echo "  N=$N PMI-$P: mpiexec.hydra (process)" >&2
             measure "mpiexec.hydra/process/$N/$P" process_run mpiexec.hydra "$N" "$P" "$hydra" -n "$N"
         fi
+        if [ $noproc = 0 ] && [ $noslurm = 0 ] && [ $hyd_n = 1 ]; then
+            echo "  N=$N PMI-$P: srun (process)" >&2
+            measure "srun/process/$N/$P" process_run srun "$N" "$P" "$srun" --mpi=pmi2 -O -n "$N"
+        fi
     done
 done
 
@@ -234,7 +253,7 @@ for key in "${rows[@]}"; do
     cpu=$(field "$key" server_us_per_get)
     st=$(field "$key" status)
     vh="" vb=""
-    if [ "$name" = mockserver ] && [ "$mode" = process ]; then
+    if [ "$name" = mockserver ] || [ "$name" = srun ] && [ "$mode" = process ]; then
         vh=$(ratio "$gps" "$(field "mpiexec.hydra/process/$N/$P" gets_per_s)")
     fi
     if [ "$name" = mockserver ] && [ "$mode" = virtual ]; then
@@ -243,7 +262,7 @@ for key in "${rows[@]}"; do
     fi
     printf '%-14s %-8s %5s %6s %9s %10s %10s %10s %10s %9s %15s  %s\n' "$name" "$mode" "$N" "PMI-$P" \
         "$gps" "$cpu" "$(field "$key" client_us_per_get)" "$(field "$key" fence_p50_us)" "$(field "$key" fence_p99_us)" "$vh" "$vb" "$st"
-    if [ "$name" != mpiexec.hydra ] && [ "$st" != ok ]; then failed=1; fi
+    if [ "$name" != mpiexec.hydra ] && [ "$name" != srun ] && [ "$st" != ok ]; then failed=1; fi
 done
 echo
 echo "gets/s: steady-state random gets; srv us/get: server CPU (all its threads, and Hydra's"
@@ -265,7 +284,15 @@ echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ $keep_log = 1 ] && echo "logs: $logdir"
 if [ $check = 1 ] && [ $failed = 1 ]; then
     echo "run.sh: a bare-epoll or mockserver run did not complete (see the status column)" >&2
-    [ $keep_log = 0 ] && { keep_log=1; echo "logs kept in $logdir" >&2; }
+    [ $keep_log = 0 ] && { if [ $noslurm = 0 ]; then
+    if [ -z "$srun" ] && [ -n "${SLURM_CONF:-}" ]; then srun=$(command -v srun 2>/dev/null); fi
+    if [ -z "$srun" ] || ! timeout 20 "$srun" -n1 --immediate=15 true >/dev/null 2>&1; then
+        [ -n "$srun" ] && echo "run.sh: srun runs no step (SLURM_CONF=${SLURM_CONF:-unset}): Slurm rows skipped" >&2
+        noslurm=1
+    fi
+fi
+
+keep_log=1; echo "logs kept in $logdir" >&2; }
     exit 1
 fi
 if [ $check = 1 ]; then
