@@ -170,6 +170,9 @@ const char *pcf_json_string(const pcf_jv *v); /* NULL unless a string */
 /* ---- progress --------------------------------------------------------------- */
 
 void pcf_progress(const pcf_opts *o, size_t done, size_t total, const char *id);
+/* A line on stderr ("pmi2-conform: ..."); on a terminal the progress line
+ * gives way to it and is drawn again below. */
+void pcf_notice(const pcf_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* What the run waits for, on the progress line (a terminal only). */
 void pcf_progress_note(const pcf_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -325,7 +325,7 @@ static void run_launch(const pcf_opts *o, const launch *L, const char *resfile, 
     if (!L->n)
         shquote(&cmd, &len, &cap, "!*"); /* a probe: start, handshake, finalize */
     if (o->verbose)
-        fprintf(stderr, "pmi2-conform: launch: %s\n", cmd);
+        fprintf(stderr, "pmi2-conform: launch: %s\n", cmd); /* verbose: no progress line */
 
     fflush(NULL);
     pid_t pid = fork();
@@ -408,7 +408,7 @@ static void run_launch(const pcf_opts *o, const launch *L, const char *resfile, 
         if (why != L_EXITED) {
             out->how = why;
             if (why == L_BUDGET)
-                fprintf(stderr, "pmi2-conform: launch deadline (%u s) passed: killing it\n",
+                pcf_notice(o, "launch deadline (%u s) passed: killing it",
                         L->budget_ms / 1000);
             kill_launch(pid);
             break;
@@ -470,7 +470,7 @@ static bool recover(const pcf_opts *o)
 {
     if (!o->recover)
         return false;
-    fprintf(stderr, "pmi2-conform: recovering the server: %s\n", o->recover);
+    pcf_notice(o, "recovering the server: %s", o->recover);
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
@@ -527,7 +527,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
     uint64_t run_deadline = o->deadline_ms ? pws_deadline_ms(o->deadline_ms) : 0;
     char dir[] = "/tmp/pmi2-conform-run-XXXXXX";
     if (!mkdtemp(dir)) {
-        fprintf(stderr, "pmi2-conform: mkdtemp: %s\n", strerror(errno));
+        pcf_notice(o, "mkdtemp: %s", strerror(errno));
         return PCF_EXIT_USAGE;
     }
     char selfbuf[1024];
@@ -631,8 +631,8 @@ int pcf_run_orchestrated(const pcf_opts *o)
         log_excerpt(logfile, said, sizeof said);
         const pcf_resinfo *in = &out.info;
         if (o->verbose)
-            fprintf(stderr, "pmi2-conform: launch %zu (%zu case(s), %d ranks): %s after %.1f s "
-                    "(ranks up after %.1f s)%s%s\n", k, cur->n, cur->np, end_name(out.how),
+            pcf_notice(o, "launch %zu (%zu case(s), %d ranks): %s after %.1f s "
+                    "(ranks up after %.1f s)%s%s", k, cur->n, cur->np, end_name(out.how),
                     (double)(pws_now_usec() - t_launch) / 1e6, (double)out.start_us / 1e6,
                     in->lost ? "; control channel lost after " : "",
                     in->lost ? in->lost_after : "");
@@ -664,7 +664,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
              * job before (a step still completing, a node still busy).  That
              * is a finding about the launch before; then recover and try
              * once more, or give up on the cases left. */
-            fprintf(stderr, "pmi2-conform: no rank of the launch started within %u s%s\n",
+            pcf_notice(o, "no rank of the launch started within %u s%s",
                     start_ms / 1000, cur->retries ? " (second try)" : "");
             if (prev_last) {
                 char what[1600];
@@ -698,7 +698,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
             snprintf(proto_dead[cur->pmi], sizeof proto_dead[cur->pmi],
                      "not run: two launches in a row could not start a PMI-%d session (%s)",
                      cur->pmi, in->lost_why);
-            fprintf(stderr, "pmi2-conform: %s; no further PMI-%d launch is tried\n",
+            pcf_notice(o, "%s; no further PMI-%d launch is tried",
                     proto_dead[cur->pmi] + 9, cur->pmi);
         }
         if (!in->lost || strcmp(in->lost_after, "-") != 0)
@@ -790,7 +790,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
                 if (nl == lcap) {
                     launch *nlp = realloc(L, (lcap *= 2) * sizeof *L);
                     if (!nlp) {
-                        fprintf(stderr, "pmi2-conform: out of memory\n");
+                        pcf_notice(o, "out of memory");
                         exit(PCF_EXIT_USAGE);
                     }
                     L = nlp;
@@ -799,9 +799,8 @@ int pcf_run_orchestrated(const pcf_opts *o)
                 memmove(&L[k + 2], &L[k + 1], (nl - k - 1) * sizeof *L);
                 L[k + 1] = rest;
                 nl++;
-                if (o->verbose || !o->progress)
-                    fprintf(stderr, "pmi2-conform: the launch ended (%s) with %zu case(s) not run: "
-                            "they go on in a new launch\n", in->lost ? "control channel lost"
+                pcf_notice(o, "the launch ended (%s) with %zu case(s) not run: "
+                            "they go on in a new launch", in->lost ? "control channel lost"
                             : end_name(out.how), rest.n);
             } else {
                 char why[1800];
@@ -850,7 +849,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
     }
     pcf_progress_end(o);
     if (stop_signal)
-        fprintf(stderr, "pmi2-conform: interrupted (signal %d): every launch and rank ended; "
+        pcf_notice(o, "interrupted (signal %d): every launch and rank ended; "
                         "the report covers what ran\n", (int)stop_signal);
     /* report in registry order */
     pcf_results sorted = { 0 };

@@ -672,6 +672,22 @@ void pcf_progress(const pcf_opts *o, size_t done, size_t total, const char *id)
     fflush(stderr);
 }
 
+void pcf_notice(const pcf_opts *o, const char *fmt, ...)
+{
+    if (o->progress)
+        fputs("\r\033[K", stderr); /* the progress line gives way, and comes back */
+    fputs("pmi2-conform: ", stderr);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (o->progress && prog.t0)
+        fprintf(stderr, "[%zu/%zu %us] %s", prog.done + 1 > prog.total ? prog.total : prog.done + 1,
+                prog.total, (unsigned)((pws_now_usec() - prog.t0) / 1000000), prog.id);
+    fflush(stderr);
+}
+
 void pcf_progress_note(const pcf_opts *o, const char *fmt, ...)
 {
     if (!o->progress)
