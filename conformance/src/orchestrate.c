@@ -504,6 +504,15 @@ static void skip_rest(pcf_results *rs, const launch *L, const char *why)
     }
 }
 
+/* Why the cases left were not run: a signal or --deadline stopped the run. */
+static void stop_reason(const pcf_opts *o, char *buf, size_t n)
+{
+    if (stop_signal)
+        snprintf(buf, n, "not run: the run was interrupted (signal %d)", (int)stop_signal);
+    else
+        snprintf(buf, n, "not run: the run's --deadline (%u s) passed", o->deadline_ms / 1000);
+}
+
 static const char *end_name(launch_end h)
 {
     switch (h) {
@@ -595,12 +604,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
         launch *cur = &L[k];
         if (!dead[0] && (stop_signal || (run_deadline && pws_now_usec() >= run_deadline))) {
             stopped = true;
-            if (stop_signal)
-                snprintf(dead, sizeof dead, "not run: the run was interrupted (signal %d)",
-                         (int)stop_signal);
-            else
-                snprintf(dead, sizeof dead, "not run: the run's --deadline (%u s) passed",
-                         o->deadline_ms / 1000);
+            stop_reason(o, dead, sizeof dead);
         }
         if (dead[0]) {
             skip_rest(&rs, cur, dead);
@@ -644,12 +648,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
 
         if (out.how == L_STOPPED) {
             stopped = true;
-            if (stop_signal)
-                snprintf(dead, sizeof dead, "not run: the run was interrupted (signal %d)",
-                         (int)stop_signal);
-            else
-                snprintf(dead, sizeof dead, "not run: the run's --deadline (%u s) passed",
-                         o->deadline_ms / 1000);
+            stop_reason(o, dead, sizeof dead);
             if (in->open_id[0])
                 pcf_result_skip(pcf_results_get(&rs, pcf_case_find(in->open_id)),
                                 "cut short: the run was stopped while this case ran");

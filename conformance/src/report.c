@@ -658,18 +658,25 @@ static struct {
     char id[160];
 } prog;
 
+/* "[done/total elapsed] id[: note]" from the start of the line */
+static void draw_progress(const char *note)
+{
+    if (!prog.t0)
+        prog.t0 = pws_now_usec();
+    fprintf(stderr, "\r\033[K[%zu/%zu %us] %s%s%s", prog.done + 1 > prog.total ? prog.total
+            : prog.done + 1, prog.total, (unsigned)((pws_now_usec() - prog.t0) / 1000000),
+            prog.id, note ? ": " : "", note ? note : "");
+    fflush(stderr);
+}
+
 void pcf_progress(const pcf_opts *o, size_t done, size_t total, const char *id)
 {
     if (!o->progress)
         return;
-    if (!prog.t0)
-        prog.t0 = pws_now_usec();
     prog.done = done;
     prog.total = total;
     snprintf(prog.id, sizeof prog.id, "%s", id);
-    fprintf(stderr, "\r\033[K[%zu/%zu %us] %s", done + 1 > total ? total : done + 1, total,
-            (unsigned)((pws_now_usec() - prog.t0) / 1000000), id);
-    fflush(stderr);
+    draw_progress(NULL);
 }
 
 void pcf_notice(const pcf_opts *o, const char *fmt, ...)
@@ -683,8 +690,7 @@ void pcf_notice(const pcf_opts *o, const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     if (o->progress && prog.t0)
-        fprintf(stderr, "[%zu/%zu %us] %s", prog.done + 1 > prog.total ? prog.total : prog.done + 1,
-                prog.total, (unsigned)((pws_now_usec() - prog.t0) / 1000000), prog.id);
+        draw_progress(NULL);
     fflush(stderr);
 }
 
@@ -697,10 +703,7 @@ void pcf_progress_note(const pcf_opts *o, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(note, sizeof note, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\r\033[K[%zu/%zu %us] %s: %s", prog.done + 1 > prog.total ? prog.total
-            : prog.done + 1, prog.total, (unsigned)((pws_now_usec() - (prog.t0 ? prog.t0
-            : pws_now_usec())) / 1000000), prog.id, note);
-    fflush(stderr);
+    draw_progress(note);
 }
 
 void pcf_progress_end(const pcf_opts *o)
