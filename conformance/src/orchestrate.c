@@ -534,7 +534,9 @@ int pcf_run_orchestrated(const pcf_opts *o)
     snprintf(rs.target, sizeof rs.target, "%s", o->launch);
     uint64_t t0 = pws_now_usec();
     uint64_t run_deadline = o->deadline_ms ? pws_deadline_ms(o->deadline_ms) : 0;
-    char dir[] = "/tmp/pmi2-conform-run-XXXXXX";
+    char dir[900];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/pmi2-conform-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
         pcf_notice(o, "mkdtemp: %s", strerror(errno));
         return PCF_EXIT_USAGE;

@@ -15,12 +15,15 @@
 #   refuse-next   the first launch runs, every later one never starts a rank
 #   sigterm       the orchestrator gets SIGTERM mid-run (any launcher: set
 #                 HOSTILE_LAUNCH to a template, e.g. 'srun --mpi=pmi2 -n {n}')
+#   sigkill       the orchestrator is killed (SIGKILL: no report, no cleanup of
+#                 its own): its ranks must exit by themselves, and so the launcher
 set -u
 conform=$1 mock=$2 work=$3 mode=$4
 rm -rf "$work"
 mkdir -p "$work"
 tag="pcf-hostile-$$-$mode"
 export PCF_HOSTILE_TAG="$tag" # every process of the run inherits it: how leftovers are found
+export TMPDIR="$work"          # and what a killed orchestrator leaves stays here
 bound=150
 cases='pmi2/kvs pmi2/fence pmi2/job frame/len-left-justified robust/len-negative robust/no-cmd'
 args="--timeout 3 --json $work/json ${HOSTILE_ARGS:-}"
@@ -56,7 +59,7 @@ EOF
         launch="sh -c '\"\$0\" -n {n} --timeout 100 -- \"\$@\"; exec sleep 3600' $mock" ;;
     refuse-next)
         launch="sh -c 'if mkdir \"$work/first\" 2>/dev/null; then exec \"\$0\" -n {n} --timeout 100 -- \"\$@\"; else exec sleep 3600; fi' $mock" ;;
-    sigterm)
+    sigterm|sigkill)
         launch=${HOSTILE_LAUNCH:-$launch}
         cases=''
         bound=120 ;;
@@ -64,7 +67,9 @@ EOF
 esac
 
 start=$(date +%s)
-if [ "$mode" = sigterm ]; then
+if [ "$mode" = sigterm ] || [ "$mode" = sigkill ]; then
+    sig=TERM
+    [ "$mode" = sigkill ] && sig=KILL
     # shellcheck disable=SC2086
     "$conform" server --launch "$launch" $args > "$work/report.txt" 2> "$work/stderr.txt" &
     pid=$!
@@ -72,7 +77,7 @@ if [ "$mode" = sigterm ]; then
     i=0
     while [ $i -lt 300 ] && ! ls "$work/json/traces" 2>/dev/null | grep -q .; do sleep 0.1; i=$((i + 1)); done
     sleep 1
-    kill -TERM "$pid"
+    kill -$sig "$pid"
     i=0
     while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
     if kill -0 "$pid" 2>/dev/null; then
@@ -82,8 +87,16 @@ if [ "$mode" = sigterm ]; then
     fi
     wait "$pid"
     rc=$?
-    grep -q 'interrupted (signal 15)' "$work/stderr.txt" || { echo "FAIL: no 'interrupted' notice" >&2; cat "$work/stderr.txt" >&2; exit 1; }
-    grep -q 'not run: the run was interrupted' "$work/report.txt" || { echo "FAIL: the cases not run are not reported as interrupted" >&2; exit 1; }
+    if [ "$mode" = sigterm ]; then
+        grep -q 'interrupted (signal 15)' "$work/stderr.txt" || { echo "FAIL: no 'interrupted' notice" >&2; cat "$work/stderr.txt" >&2; exit 1; }
+        grep -q 'not run: the run was interrupted' "$work/report.txt" || { echo "FAIL: the cases not run are not reported as interrupted" >&2; exit 1; }
+    else
+        rc=2 # killed: no report to check; the ranks get a few seconds to notice
+        i=0
+        while [ $i -lt 50 ] && grep -qsl -a "PCF_HOSTILE_TAG=$tag" /proc/[0-9]*/environ 2>/dev/null; do
+            sleep 0.2; i=$((i + 1))
+        done
+    fi
 else
     # shellcheck disable=SC2086
     timeout -s KILL "$bound" "$conform" server --launch "$launch" $args $cases > "$work/report.txt" 2> "$work/stderr.txt"
@@ -98,7 +111,9 @@ if [ "$rc" -gt 2 ]; then
     echo "FAIL: exit status $rc (killed at the ${bound}s bound?)" >&2
     fail=1
 fi
-grep -q '^[0-9]* tests, ' "$work/report.txt" || { echo "FAIL: no summary line in the report" >&2; fail=1; }
+if [ "$mode" != sigkill ]; then
+    grep -q '^[0-9]* tests, ' "$work/report.txt" || { echo "FAIL: no summary line in the report" >&2; fail=1; }
+fi
 if grep -q '^  ERROR ' "$work/report.txt"; then
     echo "FAIL: ERROR verdicts (the harness must grade every case):" >&2
     grep -A4 '^  ERROR ' "$work/report.txt" >&2

@@ -12,6 +12,7 @@
 #               case a verdict, no ERROR), whatever the control channel does
 #   sigterm     SIGTERM to an orchestrated run under srun: it ends, reports,
 #               and leaves no process of the run behind
+#   sigkill     SIGKILL to it: its ranks exit by themselves, and so does srun
 # The cluster is reset after each mode: Slurm may leave a step COMPLETING.
 set -u
 mode=$1 conform=$2 cluster=$3 work=$4 baseline=${5:-}
@@ -49,9 +50,9 @@ case "$mode" in
             rc=1
         fi
         grep -q '"exit_code"' "$work/json/index.json" || { echo "FAIL: no index.json" >&2; rc=1; } ;;
-    sigterm)
+    sigterm|sigkill)
         HOSTILE_LAUNCH='srun --mpi=pmi2 -n {n}' sh "$here/hostile.sh" "$conform" /bin/false \
-            "$work/hostile" sigterm
+            "$work/hostile" "$mode"
         rc=$? ;;
     *) echo "slurm-peer.sh: unknown mode $mode" >&2; exit 2 ;;
 esac
