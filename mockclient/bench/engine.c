@@ -532,6 +532,10 @@ static void handle(bench *b, brank *r, const pmc_msg *m, uint64_t now)
             pmc_enc e;
             pmc_enc_begin(&e, PMC_WIRE_V2, "fullinit");
             pmc_enc_int(&e, "pmirank", r->rank);
+            /* the wire draft's fullinit carries the job id; Slurm refuses one without */
+            const char *jid = getenv("PMI_JOBID");
+            if (jid && *jid)
+                pmc_enc_str(&e, "pmijobid", jid);
             pmc_enc_bool(&e, "threaded", false);
             r->st = ST_V2_FULLINIT;
             send_enc(b, r, &e);
