@@ -849,6 +849,9 @@ int pcf_run_orchestrated(const pcf_opts *o)
         remove(logfile);
     }
     pcf_progress_end(o);
+    if (stopped && !stop_signal)
+        pcf_notice(o, "the run's --deadline (%u s) passed: every launch and rank ended; the "
+                      "report covers what ran", o->deadline_ms / 1000);
     if (stop_signal)
         pcf_notice(o, "interrupted (signal %d): every launch and rank ended; "
                         "the report covers what ran\n", (int)stop_signal);
