@@ -137,6 +137,14 @@ if [ -n "$left" ]; then
 fi
 
 case "$mode" in
+    crash)
+        grep -q 'the job ended while this case ran (launcher exit status 139)' "$work/report.txt" \
+            || { echo "FAIL: the crash is not graded on the case it cut short" >&2; fail=1; } ;;
+    close-mid|garbage)
+        grep -q '^  FAIL ' "$work/report.txt" || { echo "FAIL: the broken replies are not graded FAIL" >&2; fail=1; } ;;
+    wrong-thrid)
+        grep -q 'thrid=0xdeadbeef' "$work/report.txt" \
+            || { echo "FAIL: the stray response is not named in the report" >&2; fail=1; } ;;
     silent)
         # the handshake is never answered: the init cases grade that, the rest cannot run
         grep -q 'not run: ' "$work/report.txt" || { echo "FAIL: expected cases reported not run" >&2; fail=1; } ;;
