@@ -188,8 +188,13 @@ static void child_setup(launcher *L, pms_job *j, int rank, int pmifd, const char
     int node = pms_rank_node(j, rank), lid = 0;
     for (int r = 0; r < rank; r++)
         lid += pms_rank_node(j, r) == node;
-    set_env_int("MPI_LOCALNRANKS", pms_job_local_count(j, node));
-    set_env_int("MPI_LOCALRANKID", lid);
+    if (pms_server_local_env(L->srv)) {
+        set_env_int("MPI_LOCALNRANKS", pms_job_local_count(j, node));
+        set_env_int("MPI_LOCALRANKID", lid);
+    } else { /* srun sets neither (observed: pmi2/jobattr/mapping-local-env) */
+        unsetenv("MPI_LOCALNRANKS");
+        unsetenv("MPI_LOCALRANKID");
+    }
     if (pms_job_count(L->srv) && pms_job_at(L->srv, 0) != j)
         setenv("PMI_SPAWNED", "1", 1);
     else

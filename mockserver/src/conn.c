@@ -125,7 +125,7 @@ static void hol_update(pms_conn *c)
     pms_server *s = c->srv;
     if (!s->persona->hol_blocking)
         return;
-    bool partial = !c->dead && !c->paused && !c->closing && pmc_decoder_pending(c->dec) > 0;
+    bool partial = !c->dead && !c->deaf && !c->paused && !c->closing && pmc_decoder_pending(c->dec) > 0;
     if (partial && !s->hol) {
         s->hol = c;
         pms_log(s, 1, "conn %d (rank %d): part of a message buffered: its node waits", c->id,
@@ -184,13 +184,13 @@ static void update_interest(pms_conn *c)
     bool wr_needs_rd = c->tls && pms_tls_write_wants_read(c->tls);
     bool rd_needs_wr = c->tls && pms_tls_read_wants_write(c->tls);
     uint32_t ev = 0;
-    if (!c->paused && !c->closing && !held(c))
+    if (!c->paused && !c->closing && !held(c) && !c->deaf)
         ev |= EPOLLIN | EPOLLRDHUP;
     else if (wr_needs_rd)
         ev |= EPOLLIN;
     if ((unsent(c) && !wr_needs_rd) || rd_needs_wr)
         ev |= EPOLLOUT;
-    if (!ev && held(c)) {
+    if (!ev && (held(c) || c->deaf)) {
         /* nothing to wait for until the holder is done; EPOLLHUP would still
          * be reported (and spin the loop) if the fd stayed registered */
         if (!c->unwatched && epoll_ctl(c->srv->epfd, EPOLL_CTL_DEL, c->fd, NULL) == 0)
@@ -290,9 +290,15 @@ void pms_conn_flush(pms_conn *c)
     update_interest(c);
 }
 
+/* persona job_wide_failures: nothing of the job goes out any more */
+static bool wedged(const pms_conn *c)
+{
+    return c->job && c->job->wedged;
+}
+
 void pms_send_raw(pms_conn *c, const void *buf, size_t len)
 {
-    if (c->dead)
+    if (c->dead || wedged(c))
         return;
     if (pmc_out_append(&c->out, buf, len) < 0) {
         conn_fail(c, "out of memory for output");
@@ -344,6 +350,11 @@ void pms_reply_send(pms_conn *c)
             thrid = f[i].val;
             break;
         }
+    if (wedged(c)) { /* encoded and thrown away: the builder is released either way */
+        pmc_enc_end(&s->enc, d, &c->out, &err);
+        c->out.len = before;
+        return;
+    }
     if (pmc_enc_end(&s->enc, d, &c->out, &err) < 0) {
         char b[256];
         pmc_error_format(&err, b, sizeof b);
@@ -414,11 +425,74 @@ void pms_reply_error(pms_conn *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid,
     pms_reply_send(c);
 }
 
+/* Never read again, but kept open: what Slurm's agent does with a task it
+ * gave up on (it holds both ends of the socketpair, setup.c:364). */
+static void conn_deafen(pms_conn *c, const char *why)
+{
+    if (c->dead || c->deaf)
+        return;
+    pms_log(c->srv, 1, "conn %d (rank %d): not read any more: %s", c->id, c->rank, why);
+    c->deaf = true;
+    pmc_decoder_reset(c->dec);
+    if (c->srv->hol == c)
+        hol_release(c->srv);
+    update_interest(c);
+}
+
+void pms_conn_drop_finalize(pms_conn *c, const char *why)
+{
+    if (c->dead || c->deaf)
+        return;
+    pms_log(c->srv, 0, "conn %d (rank %d): %s: finalize-response, then the connection is "
+            "dropped", c->id, c->rank, why);
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "finalize-response", (pmc_slice){ NULL, 0 });
+    pmc_enc_int(e, "rc", 0);
+    pms_reply_send(c);
+    conn_deafen(c, why);
+    pms_job_wedge(c, why);
+}
+
+/* Slurm's reading of a bad length field or a PMI-1 line where a frame
+ * belongs: atoi of "cmd=ge" is 0, taken as a second PMI2_Init (pmi2.c:600). */
+static bool slurm_drop(const pms_conn *c, const pmc_error *e)
+{
+    if (!c->srv->persona->bad_len_finalize)
+        return false;
+    if (e->wire == PMC_WIRE_V1 && c->version == 2)
+        return true;
+    switch (e->code) {
+    case PMC_E_LEN_SYNTAX:
+    case PMC_E_LEN_SIGN:
+    case PMC_E_LEN_EMPTY:
+    case PMC_E_LEN_SHORT:
+    case PMC_E_LEN_SPACES:
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void decode_error(pms_conn *c, const pmc_error *e)
 {
     char b[320];
     pmc_error_format(e, b, sizeof b);
     pms_observe_decode_error(c, e);
+    if (slurm_drop(c, e)) {
+        pms_conn_drop_finalize(c, b);
+        return;
+    }
+    if (e->code == PMC_E_LEN_LARGE && c->srv->persona->crash_on_big_frame &&
+        !c->srv->persona->job_wide_failures) {
+        /* the agent blocks reading the announced body; what it does with a
+         * body above 64 KiB (it crashes) needs the job-wide failures */
+        conn_deafen(c, b);
+        return;
+    }
+    if ((e->code == PMC_E_LEN_LARGE && c->srv->persona->crash_on_big_frame) ||
+        (e->code == PMC_E_V1_SPACES && c->srv->persona->crash_on_v1_spaces)) {
+        pms_job_crash(c, b);
+        return;
+    }
     if (e->fatal) {
         /* The stream cannot be resynchronised: say why once, then close
          * (Hydra: a framing error kills the job, mpich-wire.md §9). */
@@ -484,7 +558,7 @@ static void process(pms_conn *c)
     pmc_msg m;
     pmc_error e;
     int rc;
-    if (held(c))
+    if (held(c) || c->deaf)
         return; /* served when the holder's message is whole (hol_release) */
     while (!c->dead && !c->closing && !c->paused &&
            (rc = pmc_decoder_next(c->dec, &m, &e)) != PMC_AGAIN) {
@@ -504,6 +578,8 @@ int pms_conn_input(pms_conn *c, const void *buf, size_t len)
 {
     if (c->dead)
         return -1;
+    if (c->deaf)
+        return 0;
     trace_data(c, PMT_CLIENT, buf, len);
     if (pmc_decoder_feed(c->dec, buf, len) < 0) {
         conn_fail(c, "out of memory for input");
@@ -520,6 +596,11 @@ static void at_eof(pms_conn *c)
     if (c->srv->trace)
         pms_trace_event(c->srv, c, PMT_EV_EOF, PMT_CLIENT, NULL, 0);
     pms_observe_event(c, "eof", "");
+    if (c->srv->persona->eof_unnoticed && c->fd >= 0 && c->version && !c->finalized) {
+        /* slurmstepd holds the task's end too: no end of stream reaches it */
+        conn_deafen(c, "end of stream (not noticed: the server keeps the connection)");
+        return;
+    }
     if (pmc_decoder_finish(c->dec, &e) == PMC_ERR) {
         char b[320];
         pms_observe_decode_error(c, &e);
@@ -548,14 +629,76 @@ static bool partial_length_after_message(const pms_conn *c, size_t before, size_
              memcmp(rest, "mcmd=", left < 5 ? left : 5) == 0);
 }
 
+/* persona v1_one_read: Slurm's PMI-1 agent takes one read() of at most
+ * 1024 bytes as one command, the text up to its first LF ("TODO: read until
+ * newline", pmi1.c:608-611).  A read that does not start a command is
+ * dropped; a 1024-byte read without LF is the command cut short, and the
+ * rest of that line and the next line are lost (observed: the next line is
+ * read together with the rest, pmi1/kvs/value-1024).  An mcmd block is
+ * taken whole, as Slurm reads it. */
+enum { SLURM_V1_READ = 1024 };
+
+static bool v1_one_read(const pms_conn *c)
+{
+    return c->srv->persona->v1_one_read && c->version == 1 && !c->tls && c->fd >= 0;
+}
+
+static void v1_one_read_input(pms_conn *c)
+{
+    char buf[SLURM_V1_READ + 1], why[256];
+    ssize_t n = conn_recv(c, buf, SLURM_V1_READ, why, sizeof why);
+    if (n == IO_AGAIN)
+        return;
+    if (n == IO_EOF) {
+        at_eof(c);
+        return;
+    }
+    if (n < 0) {
+        pms_rank_lost(c, why);
+        conn_fail(c, why);
+        return;
+    }
+    trace_data(c, PMT_CLIENT, buf, (size_t)n);
+    const char *lf = memchr(buf, '\n', (size_t)n);
+    if (c->v1_skip_lf > 0) {
+        for (const char *p = buf; p < buf + n && c->v1_skip_lf > 0; p++)
+            if (*p == '\n')
+                c->v1_skip_lf--;
+        return;
+    }
+    bool mcmd = n >= 5 && memcmp(buf, "mcmd=", 5) == 0;
+    if (!mcmd && (n < 4 || memcmp(buf, "cmd=", 4) != 0)) {
+        pms_log(c->srv, 1, "conn %d: a PMI-1 read that is no command, dropped", c->id);
+        return;
+    }
+    size_t len = mcmd ? (size_t)n : lf ? (size_t)(lf - buf) + 1 : (size_t)n;
+    if (!mcmd && !lf) {
+        buf[len++] = '\n'; /* what Slurm parses ends where the read ended */
+        if (n == SLURM_V1_READ)
+            c->v1_skip_lf = 2;
+    }
+    if (pmc_decoder_feed(c->dec, buf, len) < 0) {
+        conn_fail(c, "out of memory for input");
+        return;
+    }
+    process(c);
+}
+
 void pms_conn_readable(pms_conn *c)
 {
     char why[256];
+    if (c->deaf)
+        return;
+    if (v1_one_read(c)) {
+        v1_one_read_input(c);
+        update_interest(c);
+        return;
+    }
     if (held(c)) {
         update_interest(c);
         return;
     }
-    for (int i = 0; i < READS_PER_EVENT && !c->dead && !c->paused && !c->closing; i++) {
+    for (int i = 0; i < READS_PER_EVENT && !c->dead && !c->deaf && !c->paused && !c->closing; i++) {
         size_t avail = 0;
         void *p = pmc_decoder_space(c->dec, PMS_READ_CHUNK, &avail);
         if (!p) {

@@ -122,6 +122,59 @@ static bool tolerated(const pms_persona *p, const pmc_msg *m, pmc_slice key)
     return false;
 }
 
+/* persona missing_key_null: Slurm passes a missing key on as NULL.  The
+ * stores and publishes take it (rc=0, nothing stored); the reads crash
+ * slurmstepd, as does a PMI-2 request that carries no pair at all (its pair
+ * list is NULL); info-getjobattr with other pairs is a miss (observed:
+ * robust/kvs-get-no-key and the other -no- cases, pmi2/concat/reassembly). */
+typedef enum { MK_NONE = 0, MK_ACCEPT, MK_CRASH } missing_action;
+
+static missing_action slurm_missing(const pmc_msg *m, pmc_slice key)
+{
+    switch (m->cmd) {
+    case PMC_V2_KVS_PUT:
+    case PMC_V2_NAME_PUBLISH:
+    case PMC_V1_PUT:
+    case PMC_V1_PUBLISH_NAME:
+        return MK_ACCEPT;
+    case PMC_V1_GET:
+        return pmc_slice_eq(key, "kvsname") ? MK_ACCEPT : MK_CRASH;
+    case PMC_V2_INFO_GETJOBATTR:
+        return m->npairs ? MK_ACCEPT : MK_CRASH;
+    case PMC_V2_KVS_GET:
+    case PMC_V2_INFO_GETNODEATTR:
+    case PMC_V2_INFO_PUTNODEATTR:
+    case PMC_V2_NAME_LOOKUP:
+    case PMC_V2_NAME_UNPUBLISH:
+    case PMC_V1_LOOKUP_NAME:
+    case PMC_V1_UNPUBLISH_NAME:
+        return MK_CRASH;
+    default:
+        return MK_NONE;
+    }
+}
+
+static missing_action missing_keys(const pms_conn *c, const pmc_msg *m, const pmc_vreport *rep)
+{
+    if (!c->srv->persona->missing_key_null || rep->n != rep->total)
+        return MK_NONE;
+    missing_action a = MK_NONE;
+    for (size_t i = 0; i < rep->n; i++) {
+        if (!rep->f[i].fatal)
+            continue;
+        if (rep->f[i].code != PMC_E_MISSING_KEY)
+            return MK_NONE;
+        missing_action k = slurm_missing(m, rep->f[i].key);
+        if (k == MK_NONE)
+            return MK_NONE;
+        if (k == MK_CRASH)
+            a = MK_CRASH;
+        else if (a == MK_NONE)
+            a = MK_ACCEPT;
+    }
+    return a;
+}
+
 static bool persona_accepts(const pms_conn *c, const pmc_msg *m, const pmc_vreport *rep)
 {
     for (size_t i = 0; i < rep->n; i++)
@@ -159,9 +212,19 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
     pmc_pair *owned = NULL;
     const pmc_msg *m = strip_last_lf(c->srv->persona, msg, &copy, &owned);
     pmc_vreport rep;
-    if (pms_fault_request(c, m))
+    bool valid = true;
+    missing_action mk = MK_NONE;
+    if (c->job && c->job->wedged)
+        ; /* persona job_wide_failures: nothing of this job is served any more */
+    else if (m->wire == PMC_WIRE_V1 && c->version == 2 && c->srv->persona->bad_len_finalize)
+        /* "cmd=ge" where a length field belongs: atoi gives 0 (slurm-pmi2.md §2, §3) */
+        pms_conn_drop_finalize(c, "a PMI-1 line on a PMI-2 connection");
+    else if (pms_fault_request(c, m))
         ; /* observed; a fault answered it instead (faults.c) */
-    else if (!pmc_validate(m, PMC_VAL_REQUEST, &rep) && !persona_accepts(c, m, &rep))
+    else if (!(valid = pmc_validate(m, PMC_VAL_REQUEST, &rep)) &&
+             (mk = missing_keys(c, m, &rep)) == MK_CRASH)
+        pms_job_crash(c, "a required key is missing (a NULL dereference in slurmstepd)");
+    else if (!valid && mk == MK_NONE && !persona_accepts(c, m, &rep))
         reject_invalid(c, m, first_fatal(&rep));
     else if (m->wire == PMC_WIRE_V2)
         pms_handle_v2(c, m);

@@ -67,6 +67,7 @@ struct pms_job {
     int barrier_done;     /* completed barrier epochs */
     pms_wait *waits;
     bool aborted;
+    bool wedged;          /* persona job_wide_failures: nothing of this job is answered */
     int exit_code;
     pms_job **connected;  /* job-connect'ed jobs */
     size_t nconnected;
@@ -107,6 +108,9 @@ struct pms_conn {
     uint32_t ev_mask;     /* epoll events registered */
     bool unwatched;       /* out of epoll while held (hol_blocking): a hung-up peer would
                            * report EPOLLHUP at every wait */
+    bool deaf;            /* never read again, kept open (persona eof_unnoticed,
+                           * bad_len_finalize): closed when its process ends */
+    int v1_skip_lf;       /* persona v1_one_read: line ends still to be thrown away */
     bool paused;          /* backpressure: unsent replies above out_limit */
     bool resume;          /* drained while paused: serve buffered requests */
     long long blocked_ms; /* since when writes block without progress; 0 = not */
@@ -244,6 +248,17 @@ enum {
 int pms_rc_of(pmc_errcode code);
 /* Hydra personas: a protocol error aborts the whole job with 255 (job.c) */
 void pms_protocol_fatal(pms_conn *c, const char *why);
+/* Slurm: a crash of slurmstepd: every connection of the job closes (persona
+ * job_wide_failures), or only c's */
+void pms_job_crash(pms_conn *c, const char *why);
+/* Slurm: the job's connections are no longer answered (persona job_wide_failures) */
+void pms_job_wedge(pms_conn *c, const char *why);
+/* Slurm: answer finalize-response and never read the connection again
+ * (persona bad_len_finalize; conn.c) */
+void pms_conn_drop_finalize(pms_conn *c, const char *why);
+/* persona netinfo_attr (job.c) */
+bool pms_netinfo_sorts_after(pmc_slice k);
+void pms_netinfo(char *buf, size_t n);
 /* A rank's connection ended before finalize (persona eof_kills_job). */
 void pms_rank_lost(pms_conn *c, const char *why);
 /* ERR-7: answer a command this server does not implement, per persona */

@@ -2,6 +2,10 @@
  * (fences, barriers, node attributes, lazy gets). */
 #include "internal.h"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -314,6 +318,31 @@ static void take_job_down(pms_conn *c, int code, const char *why)
     }
 }
 
+/* Slurm: slurmstepd dies (a NULL key dereferenced, an oversized frame):
+ * every connection of the job ends at once, unanswered. */
+void pms_job_crash(pms_conn *c, const char *why)
+{
+    pms_log(c->srv, 0, "conn %d (rank %d): %s: the server crashes", c->id, c->rank, why);
+    if (!c->job || !c->srv->persona->job_wide_failures) {
+        pms_conn_close(c, why); /* only the connection that caused it */
+        return;
+    }
+    for (pms_conn *o = c->srv->conns; o; o = o->next)
+        if (o->job == c->job && !o->dead)
+            pms_conn_close(o, why);
+}
+
+/* Slurm's agent stops serving the job after it dropped one connection
+ * (persona job_wide_failures; observed: every such case is others-affected). */
+void pms_job_wedge(pms_conn *c, const char *why)
+{
+    if (!c->job || c->job->wedged || !c->srv->persona->job_wide_failures)
+        return;
+    pms_log(c->srv, 0, "conn %d (rank %d): %s: no connection of job %s is served any more",
+            c->id, c->rank, why, c->job->id);
+    c->job->wedged = true;
+}
+
 void pms_protocol_fatal(pms_conn *c, const char *why)
 {
     if (c->dead)
@@ -539,6 +568,33 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
         } else if (!grouped) {
             grouped = w;
         }
+    }
+    if (first && kind == PMS_WAIT_FENCE && j->srv->persona->fence_counts_calls) {
+        /* Slurm counts kvs-fence calls, not processes: `size` calls end the
+         * round, and every process gets one response, whether it fenced or
+         * not (pmi2.c:286-317; observed: pmi2/fence/duplicate-fence) */
+        int need = 0;
+        for (int r = 0; r < j->size; r++)
+            need += participates(&j->ranks[r]);
+        if (waiting < need)
+            return false;
+        pms_kvs_commit_all(j);
+        for (pms_wait **pp = &j->waits; *pp;) {
+            pms_wait *x = *pp;
+            if (x->kind == kind && is_world(x)) {
+                *pp = x->next;
+                pms_wait_free(x);
+            } else {
+                pp = &x->next;
+            }
+        }
+        const pms_wait none = { .kind = PMS_WAIT_FENCE };
+        for (int r = 0; r < j->size; r++) {
+            pms_conn *rc = j->ranks[r].conn;
+            if (participates(&j->ranks[r]) && rc && !rc->dead && !rc->deaf)
+                reply_fence(rc, &none);
+        }
+        return true;
     }
     if (first) {
         /* FENCE-5: a round completes when every process is in it; a second
@@ -802,6 +858,12 @@ void pms_rank_exited(pms_job *j, int rank)
         return;
     pms_rank *r = &j->ranks[rank];
     if (r->state == PMS_RANK_NEW || r->state == PMS_RANK_LIVE) {
+        if (r->conn && !r->conn->dead && r->conn->deaf) {
+            /* a connection the server stopped reading (persona eof_unnoticed,
+             * bad_len_finalize) ends with its process */
+            pms_conn_close(r->conn, "the process ended");
+            return;
+        }
         if (r->conn && !r->conn->dead)
             return; /* its connection will report when it closes */
         pms_job_rank_gone(j, rank);
@@ -871,4 +933,49 @@ void pms_kvs_commit_all(pms_job *j)
     for (int r = 0; r < j->size; r++)
         pms_kvs_commit(&j->kvs, &j->ranks[r].pending, replace);
     pms_kvs_commit(&j->kvs, &j->pending, replace);
+}
+
+/* ---- Slurm's netinfo job attribute (persona netinfo_attr) --------------- */
+
+/* strcmp(key, "PMI_netinfo_of_task") >= 0: Slurm's info.c:217 answers every
+ * such key with the netinfo (slurm-pmi2.md §8). */
+bool pms_netinfo_sorts_after(pmc_slice k)
+{
+    static const char ni[] = "PMI_netinfo_of_task";
+    size_t n = sizeof ni - 1, m = k.len < n ? k.len : n;
+    int d = memcmp(k.ptr, ni, m);
+    return d > 0 || (d == 0 && k.len >= n);
+}
+
+/* "(<host>,(<if>,IP_V4|IP_V6,<addr>),...)", loopback skipped, cut at 1023
+ * bytes (info.c:175-189, 231-305). */
+void pms_netinfo(char *buf, size_t n)
+{
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    host[strcspn(host, ".")] = 0;
+    size_t lim = n < 1024 ? n : 1024, k = 0;
+    k += (size_t)snprintf(buf + k, lim - k, "(%s", host);
+    struct ifaddrs *ifs = NULL;
+    if (getifaddrs(&ifs) == 0) {
+        for (struct ifaddrs *a = ifs; a && k + 1 < lim; a = a->ifa_next) {
+            if (!a->ifa_addr || (a->ifa_flags & IFF_LOOPBACK))
+                continue;
+            int fam = a->ifa_addr->sa_family;
+            if (fam != AF_INET && fam != AF_INET6)
+                continue;
+            char addr[INET6_ADDRSTRLEN] = "";
+            const void *src = fam == AF_INET
+                                  ? (const void *)&((struct sockaddr_in *)a->ifa_addr)->sin_addr
+                                  : (const void *)&((struct sockaddr_in6 *)a->ifa_addr)->sin6_addr;
+            inet_ntop(fam, src, addr, sizeof addr);
+            int w = snprintf(buf + k, lim - k, ",(%s,%s,%s)", a->ifa_name,
+                             fam == AF_INET ? "IP_V4" : "IP_V6", addr);
+            k = w < 0 || (size_t)w >= lim - k ? lim - 1 : k + (size_t)w;
+        }
+        freeifaddrs(ifs);
+    }
+    if (k + 1 < lim)
+        buf[k++] = ')';
+    buf[k < lim ? k : lim - 1] = 0;
 }

@@ -58,8 +58,12 @@ static const pms_persona hydra41 = {
 
 static const pms_persona slurm = {
     .name = "slurm", .mapping_in_kvs = true, .dialect = "slurm",
-    .decode_flags = PMC_DEC_NO_CONCAT | PMC_DEC_LEN_ATOI, /* S8: atoi lengths */
-    .max_key = UNCHECKED, .max_val = UNCHECKED, .nul_truncates = true,
+    /* S8: atoi lengths; "=x;" is a pair with an empty key (client.c:196-253) */
+    .decode_flags = PMC_DEC_NO_CONCAT | PMC_DEC_LEN_ATOI | PMC_DEC_EMPTY_KEYS,
+    /* PMI-1 splits on single spaces: "\r" stays in the last token (S-crlf), runs of
+     * spaces crash the agent (observed: pmi1/line/extra-spaces) */
+    .decode_strict = PMC_NOTE_V1_CR | PMC_NOTE_V1_SPACES,
+    .max_key = UNCHECKED, .max_val = UNCHECKED, .max_pairs = UNCHECKED, .nul_truncates = true,
     .bools = PMS_BOOL_CASEFOLD, .put_novalue = PMS_PUT_IGNORED, .fullinit_all_keys = true,
     .v2_abort = true, .notfound = PMS_NF_FOUND_FALSE,
     .on_error = PMS_ERR_SILENT, .fullinit_versions = true, .appnum = -1, .lookup_key = "value",
@@ -69,6 +73,12 @@ static const pms_persona slurm = {
     .spawner_last = true, .spawn_jobid = true,
     .spawn_rejects_thrid = true, .v1_spawn_jobid = true, .ring = true,
     .v1_barrier_rc = true,
+    /* one agent thread reads every task with blocking reads (§1) */
+    .hol_blocking = true,
+    .bad_len_finalize = true, .eof_unnoticed = true, .job_wide_failures = false,
+    .missing_key_null = true, .v1_one_read = true, .v1_init_once = true, .netinfo_attr = true,
+    .unpublish_always_ok = true, .abort_needs_isworld = true, .fence_counts_calls = true,
+    .crash_on_v1_spaces = true, .crash_on_big_frame = true, .no_local_env = true,
 };
 
 static const pms_persona *const all[] = { &strict, &hydra40, &hydra41, &slurm };

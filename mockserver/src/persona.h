@@ -110,6 +110,38 @@ typedef struct pms_persona {
                                    * frame in one read are mis-parsed: the job ends (observed) */
     bool hol_blocking;            /* while one connection holds part of a message, the other
                                    * connections of its node are not served (B7) */
+    /* Slurm 22.05's agent in slurmstepd (slurm-pmi2.md; observed in a full conformance run
+     * against 22.05.8, conformance/tests/baselines/slurm-22.05.json) */
+    bool bad_len_finalize;        /* a PMI-2 length field atoi reads as < 6, not a number, or
+                                   * a PMI-1 line on a PMI-2 connection (a second init too):
+                                   * finalize-response, then the connection is never read
+                                   * again (pmi2.c:600-622, §2, §3) */
+    bool eof_unnoticed;           /* the client's end of stream is not noticed: the server
+                                   * keeps both ends of the socketpair (setup.c:364), so it
+                                   * closes nothing; the connection is just not read again */
+    bool job_wide_failures;       /* what real Slurm does to the whole step: after the agent
+                                   * drops a connection (bad_len_finalize) it serves no other
+                                   * task, and a crash closes every connection of the job
+                                   * (observed, ERR-18/ERR-2).  Off: only the offending
+                                   * connection suffers (see conformance/README.md) */
+    bool missing_key_null;        /* a missing key reaches the handler as NULL: a put or a
+                                   * publish is answered rc=0 and stores nothing; a read
+                                   * crashes slurmstepd (every connection of the job ends) */
+    bool v1_one_read;             /* PMI-1: one read() of at most 1024 bytes is one command
+                                   * (its first line; no reassembly); the rest of a longer
+                                   * line and the next line are lost (pmi1.c:608-611, §5) */
+    bool v1_init_once;            /* PMI-1 init on an initialized connection is an unknown
+                                   * command (the init line is read only first, agent.c) */
+    bool netinfo_attr;            /* info-getjobattr: an unknown key sorting at or after
+                                   * "PMI_netinfo_of_task" answers the netinfo (info.c:217) */
+    bool unpublish_always_ok;     /* name-unpublish of an unknown name succeeds */
+    bool abort_needs_isworld;     /* a PMI-2 abort without isworld=TRUE ends nothing */
+    bool fence_counts_calls;      /* a fence round completes after `size` kvs-fence calls,
+                                   * from whichever ranks; every rank then gets one
+                                   * kvs-fence-response (pmi2.c:286-317, §12) */
+    bool crash_on_v1_spaces;      /* PMI-1 runs of spaces crash slurmstepd (observed) */
+    bool crash_on_big_frame;      /* a frame above the maximum crashes slurmstepd (observed) */
+    bool no_local_env;            /* the launcher sets no MPI_LOCALNRANKS/MPI_LOCALRANKID */
 } pms_persona;
 
 const pms_persona *pms_persona_get(const char *name);

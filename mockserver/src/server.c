@@ -453,6 +453,11 @@ bool pms_server_hol_blocked(const pms_server *s)
     return s->hol && !s->hol->dead;
 }
 
+bool pms_server_local_env(const pms_server *s)
+{
+    return !s->persona->no_local_env;
+}
+
 bool pms_server_done(const pms_server *s)
 {
     if (s->njobs == 0)

@@ -176,6 +176,10 @@ static void do_put(pms_conn *c, const pmc_msg *m)
         put_result(c, PMS_RC_FAIL);
         return;
     }
+    if ((!k.ptr || !v.ptr) && p->missing_key_null) {
+        put_result(c, 0); /* Slurm: nothing stored, rc=0 (observed) */
+        return;
+    }
     if (!v.ptr) /* persona put_novalue: Hydra 4.0.2 stores the empty string */
         v = (pmc_slice){ "", 0 };
     int rc;
@@ -293,6 +297,10 @@ static void name_reply(pms_conn *c, const char *resp, bool ok, const char *port,
 static void do_publish(pms_conn *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "service"), port = val_of(m, "port");
+    if ((!n.ptr || !port.ptr) && c->srv->persona->missing_key_null) {
+        name_reply(c, "publish_result", true, NULL, NULL); /* Slurm: info=ok (observed) */
+        return;
+    }
     int r = pms_kvs_put(&c->srv->names, n.ptr, n.len, port.ptr, port.len,
                         c->srv->persona->nameserv_replace);
     name_reply(c, "publish_result", r > 0 || (r == 0 && c->srv->persona->nameserv_replace), NULL,
@@ -303,7 +311,8 @@ static void do_publish(pms_conn *c, const pmc_msg *m)
 static void do_unpublish(pms_conn *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "service");
-    name_reply(c, "unpublish_result", n.ptr && pms_kvs_del(&c->srv->names, n.ptr, n.len), NULL,
+    bool ok = n.ptr && pms_kvs_del(&c->srv->names, n.ptr, n.len);
+    name_reply(c, "unpublish_result", ok || c->srv->persona->unpublish_always_ok, NULL,
                "service_not_found");
 }
 
@@ -317,7 +326,13 @@ static void do_lookup(pms_conn *c, const pmc_msg *m)
 void pms_handle_v1(pms_conn *c, const pmc_msg *m)
 {
     switch (m->cmd) {
-    case PMC_V1_INIT: do_init(c, m); return;
+    case PMC_V1_INIT:
+        if (c->srv->persona->v1_init_once && c->version) {
+            pms_unknown_command(c, m); /* the init line is read only as the first message */
+            return;
+        }
+        do_init(c, m);
+        return;
     case PMC_V1_INITACK: do_initack(c, m); return;
     default: break;
     }

@@ -371,6 +371,10 @@ static void do_getjobattr(pms_conn *c, const pmc_msg *m)
                (p->getjobattr_kvs || p->on_error == PMS_ERR_REPLY)) {
         pms_dead_processes(j, buf, sizeof buf);
         v = buf;
+    } else if (p->netinfo_attr && k.ptr && !pmc_slice_eq(k, "mpi_reserved_ports") &&
+               pms_netinfo_sorts_after(k)) {
+        pms_netinfo(buf, sizeof buf); /* info.c:217: strcmp(key, "PMI_netinfo_of_task") >= 0 */
+        v = buf;
     }
     /* physTopology, physTopologyLevels, cartDims: nothing is known about a
      * network here, so they are not found (JOBATTR-2, JOBATTR-3). */
@@ -388,6 +392,10 @@ static void do_name_publish(pms_conn *c, const pmc_msg *m)
     pmc_slice n = val_of(m, "name"), port = val_of(m, "port");
     char msg[160]; /* lives until pms_reply_send: the encoder points into it */
     bool replace = c->srv->persona->nameserv_replace;
+    if ((!n.ptr || !port.ptr) && c->srv->persona->missing_key_null) {
+        reply_rc(c, m, "name-publish-response", 0); /* Slurm: rc=0, nothing stored (observed) */
+        return;
+    }
     int r = pms_kvs_put(&c->srv->names, n.ptr, n.len, port.ptr, port.len, replace);
     if (r < 0) {
         pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "out of memory");
@@ -434,7 +442,7 @@ static void do_name_unpublish(pms_conn *c, const pmc_msg *m)
 {
     char msg[160]; /* lives until pms_reply_send: the encoder points into it */
     pmc_slice n = val_of(m, "name");
-    bool ok = pms_kvs_del(&c->srv->names, n.ptr, n.len);
+    bool ok = pms_kvs_del(&c->srv->names, n.ptr, n.len) || c->srv->persona->unpublish_always_ok;
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "name-unpublish-response", m->thrid);
     pmc_enc_int(e, "rc", ok ? 0 : 1);
     if (!ok && c->srv->persona->v1_msg) {
@@ -465,6 +473,12 @@ static void do_abort(pms_conn *c, const pmc_msg *m)
     if (pms_persona_bool(c->srv->persona, m, "isworld", true, &world) < 0) {
         pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INVALID_ARG,
                         "isworld is neither TRUE nor FALSE"); /* BOOL-3 */
+        return;
+    }
+    if (c->srv->persona->abort_needs_isworld && !pmc_msg_find(m, "isworld")) {
+        /* pmi2.c:180-194: only isworld=TRUE kills the step; without it nothing happens
+         * (observed: pmi2/abort/exitcode-only) */
+        pms_log(c->srv, 0, "rank %d of %s: abort without isworld: ignored", c->rank, j->id);
         return;
     }
     pmc_msg_get_int(m, "exitcode", &code);

@@ -54,6 +54,8 @@ typedef struct pms_config {
 
 void pms_config_default(pms_config *c);
 bool pms_persona_exists(const char *name);
+/* The launcher sets MPI_LOCALNRANKS and MPI_LOCALRANKID (not the slurm persona) */
+bool pms_server_local_env(const pms_server *s);
 
 pms_server *pms_server_new(const pms_config *c);
 void pms_server_free(pms_server *s);
