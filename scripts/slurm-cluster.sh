@@ -40,9 +40,11 @@ say() { printf 'slurm-cluster: %s\n' "$*" >&2; }
 die() { printf 'slurm-cluster: error: %s\n' "$*" >&2; exit 1; }
 
 free_port() {
-    # a port nobody listens on, from a range that differs per caller
-    local p=$(( 20000 + ($$ * 7 + ${1:-0} * 13) % 30000 ))
-    while ss -Htln "sport = :$p" 2>/dev/null | grep -q .; do
+    # a port no socket uses, below the kernel's ephemeral range (32768 and up:
+    # an outgoing connection could take a port from there at any time), from
+    # a range that differs per caller
+    local p=$(( 10000 + ($$ * 7 + ${1:-0} * 13 + RANDOM) % 20000 ))
+    while ss -Htan "sport = :$p" 2>/dev/null | grep -q .; do
         p=$(( p + 1 ))
     done
     echo "$p"
@@ -137,7 +139,7 @@ CONF
     export SLURM_CONF="$dir/slurm.conf"
     start_bg slurmctld "$dir/slurmctld.out" slurmctld -D -c -i -f "$dir/slurm.conf"
     for i in $(seq 100); do sinfo -h >/dev/null 2>&1 && break; sleep 0.1; done
-    alive slurmctld || { tail -20 "$dir/slurmctld.log" "$dir/slurmctld.out" >&2; die "slurmctld did not start"; }
+    alive slurmctld || { tail -n 20 "$dir/slurmctld.log" "$dir/slurmctld.out" >&2; die "slurmctld did not start"; }
     start_bg slurmd "$dir/slurmd.out" slurmd -D -f "$dir/slurm.conf"
     local state=""
     for i in $(seq 150); do
@@ -148,13 +150,13 @@ CONF
     done
     case "$state" in
         idle*|mixed|allocated) ;;
-        *) tail -20 "$dir/slurmd.log" "$dir/slurmd.out" >&2 || true
+        *) tail -n 20 "$dir/slurmd.log" "$dir/slurmd.out" >&2 || true
            die "the node did not come up (state '${state:-none}')" ;;
     esac
     # the node is idle to slurmctld; a step must really start before it is up
     for i in $(seq 3); do
         timeout 20 srun -N1 -n1 --immediate=15 true >/dev/null 2>&1 && break
-        [ "$i" -lt 3 ] || { tail -20 "$dir/slurmd.log" >&2; die "the node runs no step"; }
+        [ "$i" -lt 3 ] || { tail -n 20 "$dir/slurmd.log" >&2; die "the node runs no step"; }
         sleep 1
     done
     say "up in $dir (node $host: $state; slurmctld port $cport, slurmd port $dport)"
