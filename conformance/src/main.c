@@ -36,7 +36,7 @@ static void usage(FILE *f)
           "  -t, --timeout SEC       deadline of each case (default 10)\n"
           "      --start-timeout SEC a launch that starts no rank in SEC is stuck (the\n"
           "                          server did not release the previous job); default:\n"
-          "                          60 for the first launch, then 5x the slowest start, >= 8\n"
+          "                          60 for the first launch, then 5x the slowest start, >= 10\n"
           "      --recover CMD       run CMD (sh -c) when a launch is stuck, then try again\n"
           "                          (e.g. a script that restarts a wedged test cluster)\n"
           "      --deadline SEC      end the whole orchestrated run after SEC: every launch\n"

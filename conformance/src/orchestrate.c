@@ -504,6 +504,19 @@ static void skip_rest(pcf_results *rs, const launch *L, const char *why)
     }
 }
 
+/* How long a launch may take to start a rank: --start-timeout, else 60 s
+ * for the first one, then five times the slowest start seen, at least 10 s
+ * (a loaded machine must not pass for a server that kept the last job). */
+static unsigned start_timeout(const pcf_opts *o, uint64_t slowest_start_us)
+{
+    if (o->start_ms)
+        return o->start_ms;
+    if (!slowest_start_us)
+        return 60000;
+    uint64_t ms = slowest_start_us / 1000 * 5;
+    return ms > 10000 ? (unsigned)ms : 10000;
+}
+
 /* Why the cases left were not run: a signal or --deadline stopped the run. */
 static void stop_reason(const pcf_opts *o, char *buf, size_t n)
 {
@@ -618,11 +631,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
         }
         unsigned per = o->timeout_ms + 5000;
         cur->budget_ms = 60000 + (unsigned)cur->n * per * (unsigned)(o->repeat > 1 ? o->repeat : 1);
-        unsigned start_ms = o->start_ms ? o->start_ms
-                            : !slowest_start ? 60000
-                            : (unsigned)(slowest_start / 1000) * 5 > 5000
-                                ? (unsigned)(slowest_start / 1000) * 5
-                                : 5000;
+        unsigned start_ms = start_timeout(o, slowest_start);
         char res[1200], logfile[1200], said[1200];
         snprintf(res, sizeof res, "%s/launch-%zu.results", dir, k);
         snprintf(logfile, sizeof logfile, "%s/launch-%zu.log", dir, k);
@@ -829,9 +838,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
         char res[1200], logfile[1200], said[1200];
         snprintf(res, sizeof res, "%s/probe.results", dir);
         snprintf(logfile, sizeof logfile, "%s/probe.log", dir);
-        unsigned start_ms = o->start_ms ? o->start_ms
-                            : slowest_start / 1000 * 5 > 5000 ? (unsigned)(slowest_start / 1000) * 5
-                                                              : 5000;
+        unsigned start_ms = start_timeout(o, slowest_start ? slowest_start : 1);
         pcf_progress_note(o, "checking that the server released the last job");
         launch_outcome out;
         run_launch(o, &probe, res, self, logfile, start_ms, run_deadline, NULL, &out);

@@ -75,7 +75,7 @@ static const pms_persona slurm = {
     .v1_barrier_rc = true,
     /* one agent thread reads every task with blocking reads (§1) */
     .hol_blocking = true,
-    .bad_len_finalize = true, .eof_unnoticed = true, .job_wide_failures = false,
+    .bad_len_finalize = true, .eof_unnoticed = true, .job_wide_failures = true,
     .missing_key_null = true, .v1_one_read = true, .v1_init_once = true, .netinfo_attr = true,
     .unpublish_always_ok = true, .abort_needs_isworld = true, .fence_counts_calls = true,
     .crash_on_v1_spaces = true, .crash_on_big_frame = true, .no_local_env = true,
