@@ -72,6 +72,10 @@ pcf_result *pcf_results_get(pcf_results *rs, const pcf_entry *e); /* adds when n
 void pcf_result_add_run(pcf_result *r, int verdict, const char *outcome, const char *clause,
                         const char *actual, uint64_t usec);
 void pcf_result_skip(pcf_result *r, const char *why);
+/* Replace what the case's runs said by one verdict found afterwards (the
+ * launch ended it, the server kept its job). */
+void pcf_result_regrade(pcf_result *r, int verdict, const char *outcome, const char *clause,
+                        const char *actual);
 void pcf_results_free(pcf_results *rs);
 /* Results file of one launch: "start" lines (every rank), "result" and
  * "skip" lines and a final "done" (rank 0); escaped fields. */

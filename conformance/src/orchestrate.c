@@ -452,17 +452,13 @@ static void remove_run_dir(const char *dir)
 
 /* Give case e the verdict FAIL for wedging the server (ERR-18), whatever it
  * had: what the server did after it is a finding about the server. */
-static void blame_wedge(pcf_results *rs, const pcf_entry *e, const pcf_opts *o, const char *what)
+static void blame_wedge(pcf_results *rs, const pcf_entry *e, const char *what)
 {
     pcf_result *r = pcf_results_get(rs, e);
     char why[2400];
     snprintf(why, sizeof why, "%s%s%s", r->actual && r->runs ? r->actual : "",
              r->actual && r->runs ? "\nthen: " : "", what);
-    r->runs = 0;
-    r->seen = 0;
-    pcf_obs ob;
-    pcf_grade(e->c, "server-wedged", o->strict, &ob);
-    pcf_result_add_run(r, PCF_FAIL, "server-wedged", "ERR-18", why, r->usec);
+    pcf_result_regrade(r, PCF_FAIL, "server-wedged", "ERR-18", why);
 }
 
 /* Run the --recover command; true when it succeeded. */
@@ -682,7 +678,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
                          "the server did not release the job after this case: the next launch "
                          "started no rank within %u s%s%s", start_ms / 1000,
                          said[0] ? "; the launcher said:\n" : "", said);
-                blame_wedge(&rs, prev_last, o, what);
+                blame_wedge(&rs, prev_last, what);
                 prev_last = NULL; /* blamed once */
             }
             bool recovered = recover(o);
@@ -765,9 +761,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
                          r->actual ? r->actual : "", WIFSIGNALED(st) ? "signal" : "exit status",
                          WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
                          said[0] ? "; the launcher's last words:\n" : "", said);
-                r->runs = 0;
-                r->seen = 0;
-                pcf_result_add_run(r, ob.verdict, "job-killed", ob.clause, why, r->usec);
+                pcf_result_regrade(r, ob.verdict, "job-killed", ob.clause, why);
             }
         }
         const pcf_entry *last = in->last_started[0] ? pcf_case_find(in->last_started) : NULL;
@@ -777,7 +771,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
                      "killed%s%s", out.all_ended ? "every rank of the job had ended"
                      : "the job's rank 0 had finished", out.waited_ms / 1000,
                      said[0] ? "; the launcher said:\n" : "", said);
-            blame_wedge(&rs, last, o, what);
+            blame_wedge(&rs, last, what);
             last = NULL;
         }
         prev_last = last;
@@ -849,7 +843,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
                      "the server did not release the job after this case: a launch after it "
                      "started no rank within %u s%s%s", start_ms / 1000,
                      said[0] ? "; the launcher said:\n" : "", said);
-            blame_wedge(&rs, prev_last, o, what);
+            blame_wedge(&rs, prev_last, what);
             recover(o);
         }
         remove(res);

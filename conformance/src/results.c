@@ -49,6 +49,14 @@ void pcf_result_add_run(pcf_result *r, int verdict, const char *outcome, const c
     r->verdict = flaky ? PCF_FLAKY : verdict;
 }
 
+void pcf_result_regrade(pcf_result *r, int verdict, const char *outcome, const char *clause,
+                        const char *actual)
+{
+    r->runs = 0;
+    r->seen = 0;
+    pcf_result_add_run(r, verdict, outcome, clause, actual, r->usec);
+}
+
 void pcf_result_skip(pcf_result *r, const char *why)
 {
     r->verdict = PCF_SKIPPED;

@@ -481,13 +481,6 @@ static void decode_error(pms_conn *c, const pmc_error *e)
         pms_conn_drop_finalize(c, b);
         return;
     }
-    if (e->code == PMC_E_LEN_LARGE && c->srv->persona->crash_on_big_frame &&
-        !c->srv->persona->job_wide_failures) {
-        /* the agent blocks reading the announced body; what it does with a
-         * body above 64 KiB (it crashes) needs the job-wide failures */
-        conn_deafen(c, b);
-        return;
-    }
     if ((e->code == PMC_E_LEN_LARGE && c->srv->persona->crash_on_big_frame) ||
         (e->code == PMC_E_V1_SPACES && c->srv->persona->crash_on_v1_spaces)) {
         pms_job_crash(c, b);

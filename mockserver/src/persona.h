@@ -122,8 +122,8 @@ typedef struct pms_persona {
     bool job_wide_failures;       /* what real Slurm does to the whole step: after the agent
                                    * drops a connection (bad_len_finalize) it serves no other
                                    * task, and a crash closes every connection of the job
-                                   * (observed, ERR-18/ERR-2).  Off: only the offending
-                                   * connection suffers (see conformance/README.md) */
+                                   * (observed, ERR-18/ERR-2).  Without it only the
+                                   * offending connection suffers */
     bool missing_key_null;        /* a missing key reaches the handler as NULL: a put or a
                                    * publish is answered rc=0 and stores nothing; a read
                                    * crashes slurmstepd (every connection of the job ends) */
