@@ -14,16 +14,10 @@
 #include <string.h>
 #include <time.h>
 
-/* How long a victim waits after an answer or a close before it reports: a
- * server that ends the whole job should get to do it first, so the case is
- * graded "job-killed" and not "closed". */
-enum { PCFD_GRACE_MS = 1500 };
-
-static inline void pcfd_pause_ms(unsigned ms)
-{
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    nanosleep(&ts, NULL);
-}
+/* How long a victim asks whether its connection is still served after an
+ * error answer (pcf_ask_served): a server that keeps the connection answers
+ * at once; only one that keeps it but stops answering uses it up. */
+enum { PCFD_ASK_MS = 1500 };
 
 /* Encode e in dialect d (NULL: strict), appending to out. */
 static inline int pcfd_encode(pcf_ctx *c, pmc_enc *e, const pmc_dialect *d, pmc_out *out)
@@ -130,11 +124,7 @@ static inline int pcfd_fix_len(pmc_out *o, size_t at, size_t end)
 /* Send bytes and observe "closed"/"no-answer" on failure (pcf_send_raw). */
 static inline int pcfd_send(pcf_ctx *c, const pmc_out *o)
 {
-    if (pcf_send_raw(c, o->buf, o->len) == 0)
-        return 0;
-    pws_wait_eof(pcf_session(c), pws_deadline_ms(PCFD_GRACE_MS));
-    pcfd_pause_ms(PCFD_GRACE_MS);
-    return -1;
+    return pcf_send_raw(c, o->buf, o->len) == 0 ? 0 : -1;
 }
 
 /* Collective destructive cases start with a fence: rank 0 has recorded the
@@ -152,7 +142,7 @@ static inline int pcfd_collective_start(pcf_ctx *c)
 static inline void pcfd_collective_end(pcf_ctx *c)
 {
     if (pcf_rank(c) != 0 && pws_eof(pcf_session(c)))
-        pcfd_pause_ms(5000);
+        pcf_pause_ms(c, 5000);
 }
 
 /* After bad bytes: wait for the answer and classify it.
@@ -188,8 +178,7 @@ static inline void pcfd_grade(pcf_ctx *c, const char *reply, const char *want_th
             pcf_observe(c, "thrid-lost", "the error answer lacks thrid=%s: %s", want_thrid, b);
             return;
         }
-        pws_result e = pws_wait_eof(pcf_session(c), pws_deadline_ms(PCFD_GRACE_MS));
-        if (e == PWS_EOF)
+        if (pcf_ask_served(c, PCFD_ASK_MS) == PWS_EOF)
             pcf_observe(c, named ? "error-then-close" : "other-then-close", "%s, then closed", b);
         else
             pcf_observe(c, named ? "error-response" : "wrong-response",
@@ -197,7 +186,7 @@ static inline void pcfd_grade(pcf_ctx *c, const char *reply, const char *want_th
         return;
     }
     if (r == PWS_EOF) {
-        pcfd_pause_ms(PCFD_GRACE_MS);
+        /* whether the server also ended the job, rank 0 asks it next */
         pcf_observe(c, "closed", "the server closed the connection without an answer");
         return;
     }

@@ -59,7 +59,7 @@ static void split_at(pcf_ctx *c, const size_t *cuts, size_t ncuts, unsigned dela
     if (encode(c, &out, NULL) != 0)
         return;
     pmc_msg m;
-    int rc = pws_send_split(pcf_session(c), out.buf, out.len, cuts, ncuts, delay_ms,
+    int rc = pws_send_split(pcf_session(c), out.buf, out.len, cuts, ncuts, pcf_wait_ms(c, delay_ms),
                             pcf_deadline(c));
     if (rc)
         pcf_observe(c, "closed", "write failed: %s", pws_result_name(rc));

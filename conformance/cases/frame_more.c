@@ -71,7 +71,7 @@ static void split(pcf_ctx *c, const size_t *cuts, size_t n, unsigned delay, cons
     pmc_out o = { 0 };
     if (padded_getid(c, 40, NULL, &o) != 0)
         return;
-    int rc = pws_send_split(pcf_session(c), o.buf, o.len, cuts, n, delay, pcf_deadline(c));
+    int rc = pws_send_split(pcf_session(c), o.buf, o.len, cuts, n, pcf_wait_ms(c, delay), pcf_deadline(c));
     if (rc)
         pcf_observe(c, "closed", "write failed: %s", pws_result_name(rc));
     else
@@ -132,7 +132,7 @@ static void straddle(pcf_ctx *c, const size_t *cuts, size_t n)
     pmc_out o = { 0 };
     pmc_msg m;
     if (padded_getid(c, 40, NULL, &o) == 0 && padded_getid(c, 40, NULL, &o) == 0) {
-        int rc = pws_send_split(pcf_session(c), o.buf, o.len, cuts, n, 40, pcf_deadline(c));
+        int rc = pws_send_split(pcf_session(c), o.buf, o.len, cuts, n, pcf_wait_ms(c, 40), pcf_deadline(c));
         if (rc)
             pcf_observe(c, "closed", "write failed: %s", pws_result_name(rc));
         else if (pcf_expect(c, "job-getid-response", &m) == 0 &&

@@ -143,7 +143,7 @@ static void run_true_barrier(pcf_ctx *c)
     char key[64], got[64];
     snprintf(key, sizeof key, "%s-late", pcf_tag(c));
     if (pcf_rank(c) == 0) {
-        pcfd_pause_ms(500);
+        pcf_pause_ms(c, 500);
         if (pcf_kvs_put(c, key, "late") || pcf_kvs_fence(c))
             return;
         pcf_observe(c, "ok", "entered the barrier 500 ms late");
@@ -464,7 +464,7 @@ static void run_line_split(pcf_ctx *c)
     if (pcfd_encode(c, &e, NULL, &o) != 0)
         return;
     size_t cuts[] = { 5, 11, o.len - 1 }; /* inside the name, and before the LF */
-    int rc = pws_send_split(pcf_session(c), o.buf, o.len, cuts, 3, 30, pcf_deadline(c));
+    int rc = pws_send_split(pcf_session(c), o.buf, o.len, cuts, 3, pcf_wait_ms(c, 30), pcf_deadline(c));
     if (rc)
         pcf_observe(c, "closed", "write failed: %s", pws_result_name(rc));
     else if (pcf_expect(c, "universe_size", &m) == 0)
@@ -512,7 +512,7 @@ static void run_abort(pcf_ctx *c)
     if (r == PWS_MSG && pcf_recv(c, &m, &err) == PWS_MSG)
         pcf_observe(c, "answered", "abort was answered: %s", pcf_show(&m, b, sizeof b));
     else if (r == PWS_EOF) {
-        pcfd_pause_ms(3000); /* the job should end now */
+        pcf_pause_ms(c, 3000); /* the job should end now */
         pcf_observe(c, "closed", "the connection closed but the job kept running");
     } else
         pcf_observe(c, "not-ended", "the job still runs after abort");
@@ -532,7 +532,8 @@ static void run_finalize(pcf_ctx *c)
         pcf_observe(c, "rejected", "%s", b);
         return;
     }
-    pws_result r = pws_wait_eof(pcf_session(c), pws_deadline_ms(PCFD_GRACE_MS));
+    /* a note only (CONN-5): a server that closes does it as it answers */
+    pws_result r = pws_wait_eof(pcf_session(c), pws_deadline_ms(300));
     pcf_observe(c, "ok", "%s%s", b, r == PWS_EOF ? ", then the server closed (CONN-5)" : "");
 }
 

@@ -20,31 +20,34 @@ static void run_abort_self(pcf_ctx *c)
     pmc_enc_str(&e, "message", "pcf-abort-self");
     if (pcf_send(c, &e))
         return;
-    /* wait at most half of what is left of the case's deadline, so the
-     * job-getid after it has time to be answered with any --timeout */
-    uint64_t now = pws_now_usec(), end = pcf_deadline(c);
-    uint64_t settle = end > now ? (end - now) / 2 : 0;
-    if (settle > SETTLE_MS * 1000ull)
-        settle = SETTLE_MS * 1000ull;
-    pws_result w = pws_wait_eof(pcf_session(c), now + settle);
-    if (w == PWS_MSG) {
-        pmc_msg m;
-        pmc_error err;
-        char b[300];
-        if (pcf_recv(c, &m, &err) == PWS_MSG)
-            pcf_observe(c, "responded", "abort was answered: %s", pcf_show(&m, b, sizeof b));
-        return;
-    }
-    if (w == PWS_EOF) {
-        p2_sleep_ms(SETTLE_MS); /* a server ending the whole job gets to do it first */
-        pcf_observe(c, "caller-ended", "the server closed the caller's connection (ABORT-5 allows it)");
-        return;
-    }
-    /* still connected: the server only reported it */
+    /* No response may come, so ask: a job-getid right behind the abort.  A
+     * response to the abort arrives before its answer; a server that ends
+     * the caller closes the connection instead; whether the job goes on,
+     * rank 0 asks next (ERR-2). */
     pmc_enc_begin(&e, PMC_WIRE_V2, "job-getid");
-    p2r r;
-    if (p2_call(c, &e, "job-getid-response", &r) == 0)
-        pcf_observe(c, "ok", "no response, the connection still serves: %s", r.show);
+    if (pws_send_enc(pcf_session(c), &e, &pmc_dialect_strict, pcf_deadline(c), NULL) != 0) {
+        pcf_observe(c, "caller-ended", "the server closed the caller's connection (ABORT-5 "
+                                       "allows it)");
+        return;
+    }
+    pmc_msg m;
+    pmc_error err;
+    char b[300];
+    pws_result w = pcf_recv(c, &m, &err);
+    if (w == PWS_MSG && pmc_slice_eq(m.name, "job-getid-response"))
+        pcf_observe(c, "ok", "no response, the connection still serves: %s",
+                    pcf_show(&m, b, sizeof b));
+    else if (w == PWS_MSG)
+        pcf_observe(c, "responded", "abort was answered: %s", pcf_show(&m, b, sizeof b));
+    else if (w == PWS_EOF || w == PWS_IOERR)
+        pcf_observe(c, "caller-ended", "the server closed the caller's connection (ABORT-5 "
+                                       "allows it)");
+    else if (w == PWS_TIMEOUT)
+        pcf_observe(c, "no-answer", "neither the connection closed nor job-getid was answered");
+    else {
+        pmc_error_format(&err, b, sizeof b);
+        pcf_observe(c, "bad-response", "%s", b);
+    }
 }
 
 /* Rank 1 aborts the world; every rank must see its connection end. */
@@ -69,7 +72,7 @@ static void world(pcf_ctx *c, bool with_isworld)
     if (w == PWS_EOF) {
         /* the launcher is about to kill this process; if it does not, the
          * case is over anyway */
-        p2_sleep_ms(SETTLE_MS);
+        pcf_pause_ms(c, SETTLE_MS);
         pcf_observe(c, "connection-ended", "the connection ended after the abort");
     } else if (w == PWS_MSG) {
         pmc_msg m;

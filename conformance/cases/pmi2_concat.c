@@ -7,8 +7,6 @@
  * answers it) and runs on a victim rank alone. */
 #include "pmi2_util.h"
 
-enum { GRACE_MS = 1500 };
-
 /* The strict dialect, split above `max` body bytes. */
 static const pmc_dialect *split_dialect(uint32_t max)
 {
@@ -64,8 +62,7 @@ static void grade_first(pcf_ctx *c, const char *reply, p2r *r, bool *got)
         }
         p2_take(&m, r);
         *got = true;
-    } else if (w == PWS_EOF) {
-        p2_sleep_ms(GRACE_MS);
+    } else if (w == PWS_EOF) { /* whether the job also ended, rank 0 asks next */
         pcf_observe(c, "closed", "the server closed the connection");
     } else if (w == PWS_TIMEOUT) {
         pcf_observe(c, "no-answer", "no %s within the deadline", reply);

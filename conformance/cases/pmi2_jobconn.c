@@ -6,9 +6,6 @@
  * answers (S7).  They run on a victim rank alone, so nothing here fences. */
 #include "pmi2_util.h"
 
-/* Wait this long after a close so a server that ends the job does it first. */
-enum { GRACE_MS = 1500 };
-
 /* The reply to a request this server may not know: 0 with *r, or -1 after
  * observing closed / no-answer / bad-response. */
 static int reply_or_gone(pcf_ctx *c, const char *reply, p2r *r)
@@ -26,8 +23,7 @@ static int reply_or_gone(pcf_ctx *c, const char *reply, p2r *r)
         p2_take(&m, r);
         return 0;
     }
-    if (w == PWS_EOF) {
-        p2_sleep_ms(GRACE_MS);
+    if (w == PWS_EOF) { /* whether the job also ended, rank 0 asks next */
         pcf_observe(c, "closed", "the server closed the connection instead of answering");
     } else if (w == PWS_TIMEOUT) {
         pcf_observe(c, "no-answer", "no %s within the deadline", reply);
@@ -91,7 +87,6 @@ static void run_getall(pcf_ctx *c)
     }
     if (w != PWS_MSG) {
         if (w == PWS_EOF) {
-            p2_sleep_ms(GRACE_MS);
             pcf_observe(c, "closed", "the server closed the connection");
         } else if (w == PWS_TIMEOUT) {
             pcf_observe(c, "no-answer", "no answer to kvs-getall");

@@ -103,13 +103,6 @@ static inline int p2_jobattr(pcf_ctx *c, const char *key, p2r *r)
     return p2_call(c, &e, "info-getjobattr-response", r);
 }
 
-static inline void p2_sleep_ms(unsigned ms)
-{
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    while (nanosleep(&ts, &ts) != 0)
-        ;
-}
-
 /* Order ranks through the KVS, which FENCE-2 orders even on lazy-fence
  * servers (a get after the fence waits for the putter's fence): rank `who`
  * (or, with who = -1, every rank but 0) puts a marker and fences; the

@@ -7,18 +7,10 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
-/* How long a victim waits after the server closed its connection before it
- * reports: a server that ends the whole job should get to do it first, so
- * the case is graded "job-killed" and not "closed". */
-enum { GRACE_MS = 1500 };
-
-static void pause_ms(unsigned ms)
-{
-    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
-    nanosleep(&ts, NULL);
-}
+/* How long to ask whether the connection is still served after an error
+ * answer (pcf_ask_served: a server that keeps it answers at once). */
+enum { ASK_MS = 1500 };
 
 /* After the bad bytes: wait for the answer and classify it. */
 static void grade_reaction(pcf_ctx *c, const char *reply)
@@ -40,16 +32,14 @@ static void grade_reaction(pcf_ctx *c, const char *reply)
             return;
         }
         /* an error answer; does the server then close (framing errors must)? */
-        pws_result e = pws_wait_eof(pcf_session(c), pws_deadline_ms(GRACE_MS));
-        if (e == PWS_EOF)
+        if (pcf_ask_served(c, ASK_MS) == PWS_EOF)
             pcf_observe(c, "error-then-close", "%s, then closed", pcf_show(&m, b, sizeof b));
         else
             pcf_observe(c, "error-response", "%s (connection kept open)",
                         pcf_show(&m, b, sizeof b));
         return;
     }
-    if (r == PWS_EOF) {
-        pause_ms(GRACE_MS);
+    if (r == PWS_EOF) { /* whether the job also ended, rank 0 asks next */
         pcf_observe(c, "closed", "the server closed the connection without an answer");
         return;
     }

@@ -201,10 +201,9 @@ static void run_frame_70000(pcf_ctx *c)
             /* not stored: classify like any rejection (the answer is consumed) */
             if (r == PWS_MSG)
                 pcf_observe(c, "error-response", "%s", pcf_show(&m, b, sizeof b));
-            else if (r == PWS_EOF) {
-                pcfd_pause_ms(PCFD_GRACE_MS);
+            else if (r == PWS_EOF)
                 pcf_observe(c, "closed", "closed the connection (frame above its maximum)");
-            } else if (r == PWS_TIMEOUT)
+            else if (r == PWS_TIMEOUT)
                 pcf_observe(c, "no-answer", "no answer to a 70000-byte frame");
             else
                 pcf_observe(c, "bad-response", "%s", pws_result_name(r));

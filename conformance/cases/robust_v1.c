@@ -67,7 +67,6 @@ static void run_disconnect_mid_line(pcf_ctx *c)
         pws_shutdown_write(pcf_session(c));
         pws_result r = pws_wait_eof(pcf_session(c), pcf_deadline(c));
         if (r == PWS_EOF || r == PWS_BAD) {
-            pcfd_pause_ms(PCFD_GRACE_MS);
             pcf_observe(c, "ok", "after the client's end of stream the server closed");
         } else if (r == PWS_MSG) {
             pcf_observe(c, "accepted", "the half line was answered");

@@ -2,10 +2,12 @@
  * codec, and the observation it reports. */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int pcf_rank(const pcf_ctx *c) { return c->rank; }
 int pcf_size(const pcf_ctx *c) { return c->size; }
@@ -129,6 +131,62 @@ int pcf_call(pcf_ctx *c, pmc_enc *e, const char *reply, pmc_msg *m)
     if (pcf_send(c, e) != 0)
         return -1;
     return pcf_expect(c, reply, m);
+}
+
+unsigned pcf_wait_ms(const pcf_ctx *c, unsigned ms)
+{
+    (void)c;
+    static int no_waits = -1;
+    if (no_waits < 0) {
+        const char *v = getenv("PCF_NO_WAITS");
+        no_waits = v && *v && strcmp(v, "0") != 0;
+    }
+    return no_waits ? 0 : ms;
+}
+
+void pcf_pause_ms(pcf_ctx *c, unsigned ms)
+{
+    ms = pcf_wait_ms(c, ms);
+    if (!ms)
+        return;
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+pws_result pcf_ask_served(pcf_ctx *c, unsigned ms)
+{
+    if (!c->s || pws_eof(c->s))
+        return PWS_EOF;
+    uint64_t dl = pws_deadline_ms(ms);
+    pmc_enc e;
+    const char *reply;
+    if (c->pmi == 1) {
+        pmc_enc_begin(&e, PMC_WIRE_V1, "get_maxes");
+        reply = "maxes";
+    } else {
+        pmc_enc_begin(&e, PMC_WIRE_V2, "job-getid");
+        reply = "job-getid-response";
+    }
+    pws_note(c->s, "asking whether the server still serves this connection (%s)", reply);
+    int rc = pws_send_enc(c->s, &e, &pmc_dialect_strict, dl, NULL);
+    if (rc == PWS_TIMEOUT)
+        return PWS_TIMEOUT;
+    if (rc != 0) /* the write failed: the server has gone from this connection */
+        return PWS_EOF;
+    for (;;) {
+        pmc_msg m;
+        pmc_error err;
+        pws_result r = pws_recv(c->s, dl, &m, &err);
+        if (r == PWS_MSG) {
+            if (pmc_slice_eq(m.name, reply))
+                return PWS_MSG;
+            continue; /* something said before the answer */
+        }
+        if (r == PWS_EOF || r == PWS_IOERR || r == PWS_CLOSED)
+            return PWS_EOF;
+        return r;
+    }
 }
 
 int pcf_rc(const pmc_msg *m, long long *rc)

@@ -123,6 +123,8 @@ typedef struct pcf_opts {
     const char *recover;    /* orchestrated: command run when the server wedged */
     unsigned start_ms;      /* orchestrated: a launch that starts no rank by then is stuck (0: adaptive) */
     unsigned deadline_ms;   /* orchestrated: the whole run (0: none) */
+    int jobs;               /* orchestrated: launches at once (0: from the machine and launcher) */
+    bool progress_plain;    /* progress as plain lines (stderr is not a terminal) */
 } pcf_opts;
 
 /* ---- processes ------------------------------------------------------------- */

@@ -41,6 +41,12 @@ static void usage(FILE *f)
           "                          (e.g. a script that restarts a wedged test cluster)\n"
           "      --deadline SEC      end the whole orchestrated run after SEC: every launch\n"
           "                          and rank is ended and the report of what ran printed\n"
+          "  -j, --jobs N            launches at once (default: twice the CPUs, at most 8;\n"
+          "                          1 for srun, salloc and flux, which run one job at a\n"
+          "                          time on a node); a launch that cannot start while\n"
+          "                          another runs turns the rest of the run serial\n"
+          "      --floor             every case's requests without its waits (rank 0 late,\n"
+          "                          split writes): the benchmark's floor, verdicts may differ\n"
           "      --strict            SHOULD-level deviations (NON-STRICT) fail\n"
           "      --repeat N          run each case N times; differing verdicts are FLAKY\n"
           "      --baseline FILE     expected verdicts (JSON); fail only on deviations\n"
@@ -94,7 +100,7 @@ static int parse_uint(const char *s, int lo, int hi, int *out)
 enum {
     O_PMI = 256, O_LAUNCH, O_STRICT, O_REPEAT, O_BASELINE, O_WBASELINE, O_JUNIT, O_TAP,
     O_JSON, O_HTML, O_LIST, O_RESULTS, O_CHILD, O_PERSONA, O_PARENT, O_RECOVER, O_START_TMO,
-    O_DEADLINE,
+    O_DEADLINE, O_JOBS, O_FLOOR,
 };
 
 static const char *persona = "strict"; /* client mode */
@@ -159,6 +165,14 @@ static int apply(pcf_opts *o, int ch, const char *arg)
         }
         o->deadline_ms = (unsigned)v * 1000u;
         return -1;
+    case O_FLOOR: setenv("PCF_NO_WAITS", "1", 1); return -1; /* inherited by the ranks */
+    case 'j':
+    case O_JOBS:
+        if (parse_uint(arg, 1, 64, &o->jobs)) {
+            fprintf(stderr, "pmi2-conform: --jobs takes 1-64\n");
+            return PCF_EXIT_USAGE;
+        }
+        return -1;
     case 'q': o->quiet = true; return -1;
     case 'v': o->verbose = true; return -1;
     case 'h': usage(stdout); return 0;
@@ -190,6 +204,8 @@ int main(int argc, char **argv)
         { "recover", required_argument, NULL, O_RECOVER },
         { "start-timeout", required_argument, NULL, O_START_TMO },
         { "deadline", required_argument, NULL, O_DEADLINE },
+        { "jobs", required_argument, NULL, O_JOBS },
+        { "floor", no_argument, NULL, O_FLOOR },
         { "quiet", no_argument, NULL, 'q' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
@@ -212,7 +228,7 @@ int main(int argc, char **argv)
     }
 
     for (;;) {
-        while ((ch = getopt_long(argc, argv, "+n:t:qvhV", lo, NULL)) != -1) {
+        while ((ch = getopt_long(argc, argv, "+n:t:j:qvhV", lo, NULL)) != -1) {
             int rc = apply(&o, ch, optarg);
             if (rc >= 0)
                 return rc;

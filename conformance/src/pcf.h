@@ -168,6 +168,24 @@ int pcf_kvs_put(pcf_ctx *c, const char *key, const char *value);
 int pcf_kvs_fence(pcf_ctx *c); /* kvs-fence, or barrier_in on PMI-1 */
 int pcf_kvs_get(pcf_ctx *c, const char *key, bool *found, char *value, size_t n, pmc_msg *resp);
 
+/* Wait ms where the requirement itself is about time (a rank that comes
+ * late).  Never to learn whether the server survived something: ask it
+ * (pcf_ask_served).  PCF_NO_WAITS=1 in the environment makes it return at
+ * once: the benchmark's floor, every request and no wait. */
+void pcf_pause_ms(pcf_ctx *c, unsigned ms);
+/* The same rule for waits given to other calls (pws_send_split's delay):
+ * ms, or 0 in the floor run. */
+unsigned pcf_wait_ms(const pcf_ctx *c, unsigned ms);
+
+/* Does the server still serve this connection?  Asked, not waited for: a
+ * request every server answers (job-getid on PMI-2, get_maxes on PMI-1)
+ * goes out, and its answer or the end of the stream tells.
+ *   PWS_EOF      the server closed the connection (or the write failed)
+ *   PWS_MSG      it answered: the connection is kept
+ *   PWS_TIMEOUT  nothing within ms (kept open, silent); PWS_BAD: bytes that
+ *                do not decode (kept open). */
+pws_result pcf_ask_served(pcf_ctx *c, unsigned ms);
+
 /* A dialect like strict with another length padding (frame cases). */
 const pmc_dialect *pcf_dialect_pad(pmc_len_pad pad);
 

@@ -22,12 +22,19 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The exchange after a case waits for the slowest rank to finish the case
  * (each is bounded by the case deadline) and then for the fence: the slack
  * covers skew and a loaded machine, not a server that stopped answering. */
 enum { OBS_LEN = 700, CTL_SLACK_MS = 10000 };
+
+/* After a destructive case rank 0 asks the server on its own connection
+ * (ERR-2).  When that connection was closed too, the server may be ending
+ * the job: it gets this long to finish before the case is graded
+ * others-affected. */
+enum { JOB_END_MS = 1500 };
 
 typedef struct plan_item {
     const pcf_entry *e;
@@ -680,6 +687,14 @@ int pcf_run_job(const pcf_opts *o)
                 char **slots = calloc((size_t)victim + 1, sizeof *slots);
                 for (int r = 0; slots && r <= victim; r++)
                     slots[r] = none;
+                if (c.observed && strcmp(c.obs.outcome, "closed") == 0) {
+                    /* a server that ends the job closes this connection
+                     * first: let it finish (this rank then dies inside the
+                     * case, graded job-killed); only the failing server
+                     * waits here */
+                    struct timespec ts = { JOB_END_MS / 1000, (JOB_END_MS % 1000) * 1000000L };
+                    nanosleep(&ts, NULL);
+                }
                 if (c.observed) {
                     pcf_obs r0 = c.obs;
                     pcf_ctx_begin_case(&c, e->c, "d", 1000);
