@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* pipe2, execvpe */
 /* Client mode: the embedded mock server launches the client under test once
  * per distinct run spec (persona, ranks, driver script, faults), each run
  * bounded by the case deadline; an observer records every request and byte,
@@ -11,8 +11,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 /* ---------------------------------------------------------------- registry */
 
@@ -136,25 +139,27 @@ typedef struct runner {
 
 static runner R;
 
+/* One run in progress: what the server's callbacks (ctx) fill in. */
 typedef struct live {
     pcf_crun *r;
     pid_t *pid;
     int *outfd, *errfd;
+    int *pidfd;          /* readable when the rank exits (-1: polled) */
     size_t *outcap;
+    int *conn_ids;       /* connections the client may still send on */
+    size_t nconn, capconn;
 } live;
 
-static live L;
-
-static int rank_ok(int rank)
+static int rank_ok(const live *L, int rank)
 {
-    return L.r && rank >= 0 && rank < L.r->np;
+    return L->r && rank >= 0 && rank < L->r->np;
 }
 
 static void obs_request(void *ctx, int conn, int rank, const pmc_msg *m, const pmc_vreport *rep)
 {
-    (void)ctx;
+    live *L = ctx;
     (void)conn;
-    pcf_crun *r = L.r;
+    pcf_crun *r = L->r;
     if (!r)
         return;
     if (r->nreq == r->capreq) {
@@ -193,7 +198,7 @@ static void obs_request(void *ctx, int conn, int rank, const pmc_msg *m, const p
     q->thrid = m->thrid.ptr != NULL;
     q->thrid_first = m->npairs > 0 && pmc_slice_eq(m->pairs[0].key, "thrid");
     q->usec = pws_now_usec() - R.t0;
-    if (rank_ok(rank)) {
+    if (rank_ok(L, rank)) {
         pcf_crank *k2 = &r->ranks[rank];
         q->before_reply = k2->s2c == 0;
         q->outstanding = k2->pending > 0;
@@ -211,12 +216,12 @@ static void obs_request(void *ctx, int conn, int rank, const pmc_msg *m, const p
 
 static void obs_bytes(void *ctx, int conn, int rank, bool from_client, const void *p, size_t n)
 {
-    (void)ctx;
+    live *L = ctx;
     (void)conn;
     (void)p;
-    if (!rank_ok(rank))
+    if (!rank_ok(L, rank))
         return;
-    pcf_crank *k = &L.r->ranks[rank];
+    pcf_crank *k = &L->r->ranks[rank];
     if (from_client) {
         if (!k->s2c)
             k->c2s_before_reply += n;
@@ -229,52 +234,78 @@ static void obs_bytes(void *ctx, int conn, int rank, bool from_client, const voi
 
 static void obs_decode_error(void *ctx, int conn, int rank, const pmc_error *e)
 {
-    (void)ctx;
+    live *L = ctx;
     (void)conn;
-    if (!rank_ok(rank) || L.r->ranks[rank].decode_err[0])
+    if (!rank_ok(L, rank) || L->r->ranks[rank].decode_err[0])
         return;
-    pmc_error_format(e, L.r->ranks[rank].decode_err, sizeof L.r->ranks[rank].decode_err);
+    pmc_error_format(e, L->r->ranks[rank].decode_err, sizeof L->r->ranks[rank].decode_err);
+}
+
+/* The connections whose client end may still hold bytes: open, and neither
+ * at end of stream nor closed by the server. */
+static void conn_track(live *L, int conn, bool open)
+{
+    for (size_t i = 0; i < L->nconn; i++)
+        if (L->conn_ids[i] == conn) {
+            if (!open)
+                L->conn_ids[i] = L->conn_ids[--L->nconn];
+            return;
+        }
+    if (!open)
+        return;
+    if (L->nconn == L->capconn) {
+        size_t nc = L->capconn ? L->capconn * 2 : 8;
+        int *ni = realloc(L->conn_ids, nc * sizeof *ni);
+        if (!ni)
+            return; /* untracked: the end of the run falls back to a quiet spell */
+        L->conn_ids = ni;
+        L->capconn = nc;
+    }
+    L->conn_ids[L->nconn++] = conn;
 }
 
 static void obs_event(void *ctx, int conn, int rank, const char *what, const char *why)
 {
-    (void)ctx;
-    (void)conn;
-    if (!rank_ok(rank))
+    live *L = ctx;
+    if (strcmp(what, "open") == 0)
+        conn_track(L, conn, true);
+    else if (strcmp(what, "eof") == 0 || strcmp(what, "close") == 0)
+        conn_track(L, conn, false);
+    if (!rank_ok(L, rank))
         return;
     if (strcmp(what, "open") == 0)
-        L.r->ranks[rank].conns++;
+        L->r->ranks[rank].conns++;
     else if (strcmp(what, "eof") == 0)
-        L.r->ranks[rank].eof = true;
-    else if (strcmp(what, "close") == 0 && !L.r->ranks[rank].close_why[0])
-        snprintf(L.r->ranks[rank].close_why, sizeof L.r->ranks[rank].close_why, "%s", why);
+        L->r->ranks[rank].eof = true;
+    else if (strcmp(what, "close") == 0 && !L->r->ranks[rank].close_why[0])
+        snprintf(L->r->ranks[rank].close_why, sizeof L->r->ranks[rank].close_why, "%s", why);
 }
 
 static void killer(void *ctx, pms_job *j, int rank, int signo)
 {
-    (void)ctx;
+    live *L = ctx;
     (void)j;
-    if (rank_ok(rank) && L.pid[rank] > 0)
-        kill(L.pid[rank], signo);
+    if (rank_ok(L, rank) && L->pid[rank] > 0)
+        kill(L->pid[rank], signo);
 }
 
 /* abort: kill every rank, as a launcher does (the client may wait for it) */
 static void on_abort(void *ctx, pms_job *j, int rank, bool world, int code, const char *msg)
 {
-    (void)ctx;
+    live *L = ctx;
     (void)j;
     (void)rank;
     (void)world;
     (void)code;
     (void)msg;
-    if (!L.r)
+    if (!L->r)
         return;
-    L.r->aborted = true;
-    if (L.r->spec.abort_ignored)
+    L->r->aborted = true;
+    if (L->r->spec.abort_ignored)
         return;
-    for (int i = 0; i < L.r->np; i++)
-        if (L.pid[i] > 0 && !L.r->ranks[i].exited)
-            kill(-L.pid[i], SIGKILL);
+    for (int i = 0; i < L->r->np; i++)
+        if (L->pid[i] > 0 && !L->r->ranks[i].exited)
+            kill(-L->pid[i], SIGKILL);
 }
 
 static void drain(int *fd, char **buf, size_t *len, size_t *cap, char *ring, size_t *rlen,
@@ -319,14 +350,14 @@ static void drain(int *fd, char **buf, size_t *len, size_t *cap, char *ring, siz
 
 static void pipes_cb(void *ctx, int fd, uint32_t events)
 {
-    (void)ctx;
+    live *L = ctx;
     (void)events;
-    for (int i = 0; L.r && i < L.r->np; i++) {
-        pcf_crank *k = &L.r->ranks[i];
-        if (L.outfd[i] == fd) {
-            drain(&L.outfd[i], &k->out, &k->outlen, &L.outcap[i], NULL, NULL, 0);
-        } else if (L.errfd[i] == fd) {
-            drain(&L.errfd[i], NULL, NULL, NULL, k->err, &k->errlen, sizeof k->err);
+    for (int i = 0; L->r && i < L->r->np; i++) {
+        pcf_crank *k = &L->r->ranks[i];
+        if (L->outfd[i] == fd) {
+            drain(&L->outfd[i], &k->out, &k->outlen, &L->outcap[i], NULL, NULL, 0);
+        } else if (L->errfd[i] == fd) {
+            drain(&L->errfd[i], NULL, NULL, NULL, k->err, &k->errlen, sizeof k->err);
         } else {
             continue;
         }
@@ -334,48 +365,117 @@ static void pipes_cb(void *ctx, int fd, uint32_t events)
     }
 }
 
-static pid_t start_rank(pms_server *s, pms_job *j, pcf_crun *r, int rank, int *outfd, int *errfd)
+/* A rank's pidfd became readable: it exited (reaped by the run loop). */
+static void exit_cb(void *ctx, int fd, uint32_t events)
+{
+    (void)ctx;
+    (void)fd;
+    (void)events;
+}
+
+static int pidfd_of(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0); /* close-on-exec */
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+/* The environment of a rank, built before fork (the child only dups and execs). */
+static char **rank_env(pms_job *j, const pcf_crun *r, int rank, int fd)
+{
+    static const char *const drop[] = { "PMI_FD", "PMI_RANK", "PMI_SIZE", "PMI_JOBID",
+                                        "PCF_DRIVER_SCRIPT", "PMI_PORT", "PMI_ID",
+                                        "PMI_SPAWNED", "PMI_SOCKTYPE", "PMI_AUTH_SECRET",
+                                        "PMI_AUTH_SECRET_FILE", "PMI_TOTALVIEW", NULL };
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    char **env = calloc(n + 6, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool keep = true;
+        for (const char *const *d = drop; *d && keep; d++) {
+            size_t dl = strlen(*d);
+            keep = !(strncmp(environ[i], *d, dl) == 0 && environ[i][dl] == '=');
+        }
+        if (keep)
+            env[k++] = environ[i];
+    }
+    char *own[5] = { 0 };
+    if (asprintf(&own[0], "PMI_FD=%d", fd) < 0 || asprintf(&own[1], "PMI_RANK=%d", rank) < 0 ||
+        asprintf(&own[2], "PMI_SIZE=%d", r->np) < 0 ||
+        asprintf(&own[3], "PMI_JOBID=%s", pms_job_id(j)) < 0 ||
+        asprintf(&own[4], "PCF_DRIVER_SCRIPT=%s", r->spec.script ? r->spec.script : "all") < 0) {
+        for (int i = 0; i < 5; i++)
+            free(own[i]);
+        free(env);
+        return NULL;
+    }
+    for (int i = 0; i < 5; i++)
+        env[k++] = own[i];
+    env[k] = NULL;
+    return env;
+}
+
+static void rank_env_free(char **env)
+{
+    if (!env)
+        return;
+    size_t k = 0;
+    while (env[k])
+        k++;
+    for (size_t i = k >= 5 ? k - 5 : 0; i < k; i++) /* the five of our own, at the end */
+        free(env[i]);
+    free(env);
+}
+
+static pid_t start_rank(live *L, pms_server *s, pms_job *j, pcf_crun *r, int rank, int *outfd,
+                        int *errfd)
 {
     int fd = pms_attach_rank(s, j, rank);
     int op[2], ep[2];
     if (fd < 0)
         return -1;
+    char **env = rank_env(j, r, rank, fd);
+    if (!env) {
+        close(fd);
+        return -1;
+    }
     if (pipe2(op, O_CLOEXEC) < 0) {
+        rank_env_free(env);
         close(fd);
         return -1;
     }
     if (pipe2(ep, O_CLOEXEC) < 0) {
+        rank_env_free(env);
         close(fd);
         close(op[0]);
         close(op[1]);
         return -1;
     }
-    fflush(NULL);
+    char fail[600];
+    snprintf(fail, sizeof fail, "pmi2-conform: cannot run %s: ", R.app[0]);
     pid_t pid = fork();
     if (pid == 0) {
+        /* other runs' threads may hold locks: nothing here but system calls */
         setpgid(0, 0);
         dup2(op[1], 1);
         dup2(ep[1], 2);
         int keep = fcntl(fd, F_GETFD);
         fcntl(fd, F_SETFD, keep & ~FD_CLOEXEC);
-        char b[32];
-        snprintf(b, sizeof b, "%d", fd);
-        setenv("PMI_FD", b, 1);
-        snprintf(b, sizeof b, "%d", rank);
-        setenv("PMI_RANK", b, 1);
-        snprintf(b, sizeof b, "%d", r->np);
-        setenv("PMI_SIZE", b, 1);
-        setenv("PMI_JOBID", pms_job_id(j), 1);
-        const char *unset[] = { "PMI_PORT", "PMI_ID", "PMI_SPAWNED", "PMI_SOCKTYPE",
-                                "PMI_AUTH_SECRET", "PMI_AUTH_SECRET_FILE", "PMI_TOTALVIEW",
-                                NULL };
-        for (const char **u = unset; *u; u++)
-            unsetenv(*u);
-        setenv("PCF_DRIVER_SCRIPT", r->spec.script ? r->spec.script : "all", 1);
-        execvp(R.app[0], R.app);
-        fprintf(stderr, "pmi2-conform: cannot run %s: %s\n", R.app[0], strerror(errno));
+        execvpe(R.app[0], R.app, env);
+        const char *why = strerrordesc_np(errno);
+        if (write(2, fail, strlen(fail)) >= 0 && why && write(2, why, strlen(why)) >= 0 &&
+            write(2, "\n", 1) >= 0)
+            _exit(127);
         _exit(127);
     }
+    rank_env_free(env);
     close(fd);
     close(op[1]);
     close(ep[1]);
@@ -389,17 +489,28 @@ static pid_t start_rank(pms_server *s, pms_job *j, pcf_crun *r, int rank, int *o
     fcntl(ep[0], F_SETFL, O_NONBLOCK);
     *outfd = op[0];
     *errfd = ep[0];
-    pms_watch_fd(s, op[0], pipes_cb, NULL);
-    pms_watch_fd(s, ep[0], pipes_cb, NULL);
+    pms_watch_fd(s, op[0], pipes_cb, L);
+    pms_watch_fd(s, ep[0], pipes_cb, L);
     return pid;
+}
+
+/* Everything the ranks wrote is read: their pipes at end of file, every
+ * connection at end of stream or closed. */
+static bool drained(const live *L)
+{
+    for (int i = 0; i < L->r->np; i++)
+        if (L->outfd[i] >= 0 || L->errfd[i] >= 0)
+            return false;
+    return L->nconn == 0;
 }
 
 static void execute(pcf_crun *r, unsigned timeout_ms)
 {
+    uint64_t t0 = pws_now_usec();
     pms_config cfg;
     pms_config_default(&cfg);
     cfg.persona = r->persona;
-    cfg.log = fopen("/dev/null", "w");
+    cfg.log = fopen("/dev/null", "we");
     pms_server *s = pms_server_new(&cfg);
     if (!s) {
         snprintf(r->error, sizeof r->error, "mock server: cannot start (persona %s)", r->persona);
@@ -407,11 +518,16 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
             fclose(cfg.log);
         return;
     }
-    pms_observer ob = { .request = obs_request, .bytes = obs_bytes,
+    pid_t pid[r->np];
+    int outfd[r->np], errfd[r->np], pidfd[r->np];
+    size_t outcap[r->np];
+    live L = { .r = r, .pid = pid, .outfd = outfd, .errfd = errfd, .pidfd = pidfd,
+               .outcap = outcap };
+    pms_observer ob = { .ctx = &L, .request = obs_request, .bytes = obs_bytes,
                         .decode_error = obs_decode_error, .event = obs_event };
     pms_set_observer(s, &ob);
-    pms_set_killer(s, killer, NULL);
-    pms_events ev = { .abort = on_abort };
+    pms_set_killer(s, killer, &L);
+    pms_events ev = { .ctx = &L, .abort = on_abort };
     pms_set_events(s, &ev);
     int ids[PCF_CMAX_FAULTS];
     for (int i = 0; i < r->spec.nfaults; i++)
@@ -419,22 +535,24 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
     pms_job *j = pms_job_create(s, r->np, NULL);
     if (j)
         snprintf(r->jobid, sizeof r->jobid, "%s", pms_job_id(j));
-    pid_t pid[r->np];
-    int outfd[r->np], errfd[r->np];
-    size_t outcap[r->np];
-    L = (live){ r, pid, outfd, errfd, outcap };
     for (int i = 0; i < r->np; i++) {
-        outfd[i] = errfd[i] = -1;
+        outfd[i] = errfd[i] = pidfd[i] = -1;
         outcap[i] = 0;
-        pid[i] = j ? start_rank(s, j, r, i, &outfd[i], &errfd[i]) : -1;
+        pid[i] = j ? start_rank(&L, s, j, r, i, &outfd[i], &errfd[i]) : -1;
         if (pid[i] < 0) {
             snprintf(r->error, sizeof r->error, "cannot start rank %d of %s", i, R.app[0]);
             r->ranks[i].exited = true;
+        } else if ((pidfd[i] = pidfd_of(pid[i])) >= 0 &&
+                   pms_watch_fd(s, pidfd[i], exit_cb, &L) < 0) {
+            close(pidfd[i]);
+            pidfd[i] = -1;
         }
     }
-    uint64_t t0 = pws_now_usec(), deadline = pws_deadline_ms(timeout_ms);
+    /* Until every rank has exited: a rank's exit wakes the loop through its
+     * pidfd (without one, the loop looks every 20 ms). */
+    uint64_t deadline = pws_deadline_ms(timeout_ms);
     for (;;) {
-        bool all = true;
+        bool all = true, polled = false;
         for (int i = 0; i < r->np; i++) {
             if (pid[i] <= 0 || r->ranks[i].exited)
                 continue;
@@ -443,13 +561,20 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
                 r->ranks[i].exited = true;
                 r->ranks[i].status = st;
                 kill(-pid[i], SIGKILL); /* its own children */
+                if (pidfd[i] >= 0) { /* readable for good now */
+                    pms_unwatch_fd(s, pidfd[i]);
+                    close(pidfd[i]);
+                    pidfd[i] = -1;
+                }
             } else {
                 all = false;
+                polled |= pidfd[i] < 0;
             }
         }
         if (all)
             break;
-        if (pws_now_usec() >= deadline) {
+        uint64_t now = pws_now_usec();
+        if (now >= deadline) {
             r->timed_out = true;
             for (int i = 0; i < r->np; i++)
                 if (pid[i] > 0 && !r->ranks[i].exited) {
@@ -458,11 +583,26 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
                 }
             break;
         }
-        pms_server_run(s, 20);
+        uint64_t left = (deadline - now + 999) / 1000;
+        pms_server_run(s, polled ? 20 : left > 1000 ? 1000 : (int)left);
     }
-    /* what is still in the pipes and sockets */
-    for (int k = 0; k < 10; k++)
-        pms_server_run(s, 5);
+    for (int i = 0; i < r->np; i++)
+        if (pidfd[i] >= 0) {
+            pms_unwatch_fd(s, pidfd[i]);
+            close(pidfd[i]);
+            pidfd[i] = -1;
+        }
+    /* What is still in the pipes and sockets: read until every pipe is at
+     * end of file and every connection at end of stream (a process the
+     * group kill missed may hold them: then until 50 ms pass quietly, 1 s
+     * at most). */
+    uint64_t quiet = pws_now_usec(), cap = quiet + 1000000;
+    while (!drained(&L) && pws_now_usec() < cap) {
+        if (pms_server_run(s, 5) > 0)
+            quiet = pws_now_usec();
+        else if (pws_now_usec() - quiet >= 50000)
+            break;
+    }
     for (int i = 0; i < r->np; i++) {
         if (outfd[i] >= 0) {
             drain(&outfd[i], &r->ranks[i].out, &r->ranks[i].outlen, &outcap[i], NULL, NULL, 0);
@@ -482,13 +622,13 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
     }
     for (int i = 0; i < r->spec.nfaults; i++)
         r->fired[i] = pms_fault_fired(s, ids[i]);
-    r->usec = pws_now_usec() - t0;
     pms_server_free(s);
     fclose(cfg.log);
-    L = (live){ 0 };
+    free(L.conn_ids);
     for (int i = 0; i < r->np; i++)
         if (r->ranks[i].out && strstr(r->ranks[i].out, "pcf-driver "))
             r->driver = true;
+    r->usec = pws_now_usec() - t0;
 }
 
 static bool same_spec(const pcf_cspec *a, const pcf_cspec *b)
