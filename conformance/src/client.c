@@ -641,6 +641,7 @@ static bool same_spec(const pcf_cspec *a, const pcf_cspec *b)
         if (x->kind != y->kind || x->nth != y->nth || x->rank != y->rank ||
             x->delay_ms != y->delay_ms || x->offset != y->offset || x->rc != y->rc ||
             x->after != y->after || x->len != y->len || x->signo != y->signo ||
+            x->accept != y->accept || x->accept_ctx != y->accept_ctx ||
             strcmp(x->cmd ? x->cmd : "", y->cmd ? y->cmd : "") ||
             strcmp(x->errmsg ? x->errmsg : "", y->errmsg ? y->errmsg : "") ||
             (x->len && memcmp(x->data, y->data, x->len)))
