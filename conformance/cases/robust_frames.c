@@ -120,9 +120,14 @@ static void run_partial_stall(pcf_ctx *c)
     pmc_enc e;
     pmc_out out = { 0 };
     pmc_enc_begin(&e, PMC_WIRE_V2, "job-getid");
-    if (pcfd_encode(c, &e, NULL, &out) == 0 && pcf_send_raw(c, out.buf, 10) == 0)
-        pcf_observe(c, "ok", "10 of %zu bytes sent; the connection stays open (the harness "
-                             "now checks rank 0 is still served)", out.len);
+    if (pcfd_encode(c, &e, NULL, &out) == 0 && pcf_send_raw(c, out.buf, 10) == 0) {
+        /* rank 0 asks next: the server must have read the half frame by
+         * then, or a server that blocks on it could pass by luck */
+        bool read = pcf_wait_consumed(c, 2000) == 0;
+        pcf_observe(c, "ok", "10 of %zu bytes sent%s; the connection stays open (the harness "
+                             "now checks rank 0 is still served)", out.len,
+                    read ? " and read by the server" : "");
+    }
     pmc_out_free(&out);
 }
 

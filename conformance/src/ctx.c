@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 
 int pcf_rank(const pcf_ctx *c) { return c->rank; }
 int pcf_size(const pcf_ctx *c) { return c->size; }
@@ -151,6 +153,24 @@ void pcf_pause_ms(pcf_ctx *c, unsigned ms)
         return;
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+int pcf_wait_consumed(pcf_ctx *c, unsigned ms)
+{
+    if (!c->s || pws_fd(c->s) < 0)
+        return -1;
+    uint64_t dl = pws_deadline_ms(ms);
+    for (;;) {
+        int queued = 0;
+        if (ioctl(pws_fd(c->s), SIOCOUTQ, &queued) != 0)
+            return -1;
+        if (queued == 0)
+            return 0;
+        if (pws_now_usec() >= dl)
+            return -1;
+        struct timespec ts = { 0, 2000000L };
+        nanosleep(&ts, NULL);
     }
 }
 

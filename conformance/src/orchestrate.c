@@ -3,7 +3,15 @@
  *
  *   launch 1: every non-destructive PMI-2 case      (--pmi 2)
  *   launch 2: every non-destructive PMI-1 case      (--pmi 1)
- *   launch k: one destructive case, 2 ranks          (rank 1 is the victim)
+ *   launch k: up to 7 destructive cases, one victim rank each, run one at a
+ *             time (rank 0 records each start, and asks the server after
+ *             each: a job that ends is charged to the case that ran)
+ *   launch m: one collective destructive case, every rank taking part
+ *
+ * Independent launches run at once (--jobs; one at a time for launchers
+ * that serialise jobs on a node, and from the first launch that cannot
+ * start while another runs); the report is in case order whatever the
+ * order in which they end.
  *
  * Each launch runs "TEMPLATE <this program> server --child ..." through
  * /bin/sh in a process group of its own.  Every rank appends an "alive" line
@@ -53,6 +61,9 @@ typedef struct launch {
  * return; DONE_GRACE_MS: rank 0 finished (the other ranks may still be in
  * their finalize), the launcher has this long. */
 enum { EXIT_GRACE_MS = 5000, DONE_GRACE_MS = 45000, STALL_SLACK_MS = 45000, KILL_GRACE_MS = 1000 };
+
+/* How often the launches in flight are looked at; at most this many at once. */
+enum { POLL_MS = 10, MAX_JOBS = 64 };
 
 /* How a launch ended. */
 typedef enum {
@@ -285,19 +296,32 @@ static void log_excerpt(const char *path, char *buf, size_t n)
             *c = '?';
 }
 
-/* Run one launch and watch it; its results are read into rs. */
-static void run_launch(const pcf_opts *o, const launch *L, const char *resfile, const char *self,
-                       const char *logfile, unsigned start_ms, uint64_t run_deadline,
-                       pcf_results *rs, launch_outcome *out)
+/* One launch in flight: started by launch_begin, watched by launch_step
+ * until it ends, closed by launch_finish.  Several may be in flight at once
+ * (--jobs); each has its own results file and log. */
+typedef struct running {
+    size_t k;              /* index of its launch in the plan */
+    pid_t pid;
+    char res[1200], log[1200];
+    unsigned start_ms;     /* no rank by then: stuck */
+    uint64_t t0, budget, last_growth, done_at, ended_at, last_check;
+    off_t last_size;
+    bool contended;        /* another launch ran while this one waited for its first rank */
+    launch_outcome out;
+} running;
+
+/* Fork "TEMPLATE self server --child ..." for launch L; false when it could not. */
+static bool launch_begin(const pcf_opts *o, const launch *L, const char *self, running *rn)
 {
+    launch_outcome *out = &rn->out;
     memset(out, 0, sizeof *out);
     out->how = L_FAILED;
     char *cmd = expand(o->launch, L->np);
     if (!cmd)
-        return;
+        return false;
     size_t len = strlen(cmd), cap = len + 1;
     shquote(&cmd, &len, &cap, self);
-    const char *fixed[] = { "server", "--child", "--results", resfile };
+    const char *fixed[] = { "server", "--child", "--results", rn->res };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         shquote(&cmd, &len, &cap, fixed[i]);
     char num[320];
@@ -327,11 +351,12 @@ static void run_launch(const pcf_opts *o, const launch *L, const char *resfile, 
     if (o->verbose)
         fprintf(stderr, "pmi2-conform: launch: %s\n", cmd); /* verbose: no progress line */
 
+    remove(rn->res);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         free(cmd);
-        return;
+        return false;
     }
     if (pid == 0) {
         setpgid(0, 0); /* the whole launch can be killed as one group */
@@ -341,7 +366,7 @@ static void run_launch(const pcf_opts *o, const launch *L, const char *resfile, 
         /* stdout carries the report alone: what the launcher and the job
          * print (mpiexec's "BAD TERMINATION" banners, its diagnostics) goes
          * to the launch's log, or to stderr with --verbose */
-        int lf = o->verbose ? -1 : open(logfile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        int lf = o->verbose ? -1 : open(rn->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (lf >= 0)
             dup2(lf, 2);
         dup2(2, 1);
@@ -350,89 +375,101 @@ static void run_launch(const pcf_opts *o, const launch *L, const char *resfile, 
     }
     setpgid(pid, pid);
     free(cmd);
-    uint64_t t0 = pws_now_usec(), budget = pws_deadline_ms(L->budget_ms);
-    uint64_t last_growth = t0, done_at = 0, last_shown = t0, ended_at = 0, last_check = 0;
-    off_t last_size = -1;
-    for (;;) {
-        int st;
-        pid_t w = waitpid(pid, &st, WNOHANG);
-        uint64_t now = pws_now_usec();
-        struct stat sb;
-        if (stat(resfile, &sb) == 0 && sb.st_size != last_size) {
-            last_size = sb.st_size;
-            last_growth = now;
-            pcf_resfile_read(resfile, NULL, &out->info);
-            if (out->info.alive && !out->start_us)
-                out->start_us = now - t0 ? now - t0 : 1;
-            if ((out->info.done || out->info.lost) && !done_at)
-                done_at = now;
-        }
-        if (out->info.alive && !ended_at && now - last_check >= 250000) {
-            last_check = now;
-            if (ranks_ended(&out->info, resfile))
-                ended_at = now;
-        }
-        if (w == pid) {
-            out->how = L_EXITED;
-            out->status = st;
-            kill(-pid, SIGKILL); /* stragglers of the job (orphaned ranks) */
-            break;
-        }
-        if (w < 0 && errno != EINTR && errno != ECHILD) {
-            out->how = L_FAILED;
-            break;
-        }
-        launch_end why = L_EXITED;
-        if (stop_signal || (run_deadline && now >= run_deadline)) {
-            why = L_STOPPED;
-        } else if (!out->info.alive && now - t0 >= (uint64_t)start_ms * 1000) {
-            why = L_NOSTART;
-            out->waited_ms = start_ms;
-        } else if (ended_at && now - ended_at >= (uint64_t)EXIT_GRACE_MS * 1000) {
-            why = L_HUNG_EXIT;
-            out->waited_ms = EXIT_GRACE_MS;
-            out->all_ended = true;
-        } else if (done_at && now - done_at >= (uint64_t)DONE_GRACE_MS * 1000) {
-            why = L_HUNG_EXIT;
-            out->waited_ms = DONE_GRACE_MS;
-        } else if (out->info.alive && !done_at) {
-            unsigned tmo = case_timeout(o, out->info.open_id);
-            unsigned stall = (tmo > 15000 ? tmo : 15000) + STALL_SLACK_MS;
-            if (now - last_growth >= (uint64_t)stall * 1000) {
-                why = L_STALLED;
-                out->waited_ms = stall;
-            }
-        }
-        if (why == L_EXITED && now >= budget)
-            why = L_BUDGET;
-        if (why != L_EXITED) {
-            out->how = why;
-            if (why == L_BUDGET)
-                pcf_notice(o, "launch deadline (%u s) passed: killing it",
-                        L->budget_ms / 1000);
-            kill_launch(pid);
-            break;
-        }
-        if (o->progress && now - last_shown >= 1000000) {
-            last_shown = now;
-            unsigned secs = (unsigned)((now - t0) / 1000000);
-            if (!out->info.alive)
-                pcf_progress_note(o, "waiting for the launch's ranks to start: %u s (stuck at %u s)",
-                                  secs, start_ms / 1000);
-            else if (ended_at)
-                pcf_progress_note(o, "every rank ended; waiting for the launcher to return: %u s",
-                                  (unsigned)((now - ended_at) / 1000000));
-        }
-        sleep_ms(50);
-    }
-    /* the final word of the file, and no rank of it left running */
-    pcf_resfile_read(resfile, rs, &out->info);
-    if (out->info.alive && !out->start_us)
-        out->start_us = 1;
-    kill_ranks(&out->info, resfile);
+    rn->pid = pid;
+    rn->t0 = pws_now_usec();
+    rn->budget = pws_deadline_ms(L->budget_ms);
+    rn->last_growth = rn->t0;
+    rn->done_at = rn->ended_at = rn->last_check = 0;
+    rn->last_size = -1;
+    rn->contended = false;
+    return true;
 }
 
-/* The run's scratch directory and whatever launches left in it. */
+/* Look at a launch once: true when it has ended (by itself or killed). */
+static bool launch_step(const pcf_opts *o, const launch *L, running *rn, uint64_t run_deadline)
+{
+    launch_outcome *out = &rn->out;
+    int st;
+    pid_t w = waitpid(rn->pid, &st, WNOHANG);
+    uint64_t now = pws_now_usec();
+    struct stat sb;
+    if (stat(rn->res, &sb) == 0 && sb.st_size != rn->last_size) {
+        rn->last_size = sb.st_size;
+        rn->last_growth = now;
+        pcf_resfile_read(rn->res, NULL, &out->info);
+        if (out->info.alive && !out->start_us)
+            out->start_us = now - rn->t0 ? now - rn->t0 : 1;
+        if ((out->info.done || out->info.lost) && !rn->done_at)
+            rn->done_at = now;
+    }
+    if (out->info.alive && !rn->ended_at && now - rn->last_check >= 250000) {
+        rn->last_check = now;
+        if (ranks_ended(&out->info, rn->res))
+            rn->ended_at = now;
+    }
+    if (w == rn->pid) {
+        out->how = L_EXITED;
+        out->status = st;
+        kill(-rn->pid, SIGKILL); /* stragglers of the job (orphaned ranks) */
+        return true;
+    }
+    if (w < 0 && errno != EINTR && errno != ECHILD) {
+        out->how = L_FAILED;
+        return true;
+    }
+    launch_end why = L_EXITED;
+    if (stop_signal || (run_deadline && now >= run_deadline)) {
+        why = L_STOPPED;
+    } else if (!out->info.alive && now - rn->t0 >= (uint64_t)rn->start_ms * 1000) {
+        why = L_NOSTART;
+        out->waited_ms = rn->start_ms;
+    } else if (rn->ended_at && now - rn->ended_at >= (uint64_t)EXIT_GRACE_MS * 1000) {
+        why = L_HUNG_EXIT;
+        out->waited_ms = EXIT_GRACE_MS;
+        out->all_ended = true;
+    } else if (rn->done_at && now - rn->done_at >= (uint64_t)DONE_GRACE_MS * 1000) {
+        why = L_HUNG_EXIT;
+        out->waited_ms = DONE_GRACE_MS;
+    } else if (out->info.alive && !rn->done_at) {
+        unsigned tmo = case_timeout(o, out->info.open_id);
+        unsigned stall = (tmo > 15000 ? tmo : 15000) + STALL_SLACK_MS;
+        if (now - rn->last_growth >= (uint64_t)stall * 1000) {
+            why = L_STALLED;
+            out->waited_ms = stall;
+        }
+    }
+    if (why == L_EXITED && now >= rn->budget)
+        why = L_BUDGET;
+    if (why == L_EXITED)
+        return false;
+    out->how = why;
+    if (why == L_BUDGET)
+        pcf_notice(o, "launch deadline (%u s) passed: killing it", L->budget_ms / 1000);
+    kill_launch(rn->pid);
+    return true;
+}
+
+/* The final word of the results file into rs, and no rank of it left running. */
+static void launch_finish(running *rn, pcf_results *rs)
+{
+    launch_outcome *out = &rn->out;
+    pcf_resfile_read(rn->res, rs, &out->info);
+    if (out->info.alive && !out->start_us)
+        out->start_us = 1;
+    kill_ranks(&out->info, rn->res);
+}
+
+/* Run one launch to its end (the final probe). */
+static void run_launch(const pcf_opts *o, const launch *L, running *rn, const char *self,
+                       uint64_t run_deadline, pcf_results *rs)
+{
+    if (!launch_begin(o, L, self, rn))
+        return;
+    while (!launch_step(o, L, rn, run_deadline))
+        sleep_ms(POLL_MS);
+    launch_finish(rn, rs);
+}
+
 static void remove_run_dir(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -535,37 +572,87 @@ static const char *end_name(launch_end h)
     }
 }
 
-int pcf_run_orchestrated(const pcf_opts *o)
+/* Launches at once when --jobs is not given: twice the CPUs (a launch
+ * mostly waits on its server), at most 8; one for launchers that run one
+ * job at a time on a node (srun, salloc, sbatch, flux), where a second
+ * launch would only queue behind the first. */
+static int default_jobs(const pcf_opts *o)
 {
-    size_t nall;
-    const pcf_entry *all = pcf_cases(&nall);
-    pcf_results rs = { 0 };
-    snprintf(rs.target, sizeof rs.target, "%s", o->launch);
-    uint64_t t0 = pws_now_usec();
-    uint64_t run_deadline = o->deadline_ms ? pws_deadline_ms(o->deadline_ms) : 0;
-    char dir[900];
-    const char *tmp = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/pmi2-conform-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        pcf_notice(o, "mkdtemp: %s", strerror(errno));
-        return PCF_EXIT_USAGE;
+    static const char *serial[] = { "srun", "salloc", "sbatch", "flux" };
+    const char *p = o->launch;
+    while (*p) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        const char *w = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        const char *base = w;
+        for (const char *q = w; q < p; q++)
+            if (*q == '/')
+                base = q + 1;
+        for (size_t i = 0; i < sizeof serial / sizeof serial[0]; i++)
+            if ((size_t)(p - base) == strlen(serial[i]) && strncmp(base, serial[i], strlen(serial[i])) == 0)
+                return 1;
     }
-    char selfbuf[1024];
-    const char *self = self_path(o->argv0, selfbuf, sizeof selfbuf);
-    int np = o->np > 0 ? o->np : 4;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    n = n > 0 ? 2 * n : 2;
+    return n > 8 ? 8 : (int)n;
+}
 
-    struct sigaction sa = { .sa_handler = on_stop };
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+/* The state of an orchestrated run. */
+typedef struct orch {
+    const pcf_opts *o;
+    pcf_results rs;
+    launch *L;               /* the plan; continuations go in at `next` */
+    size_t nl, lcap, next;
+    size_t total;            /* cases in the plan */
+    int jobs;                /* launches at once (may drop to 1) */
+    int harness;             /* a launch could not be started */
+    uint64_t slowest_start;
+    const pcf_entry *prev_last; /* the last case of the launch that ended last */
+    char dead[1400];         /* why no launch can run any more */
+    bool stopped;            /* by a signal or --deadline */
+    /* launches whose job never got through the harness's start-up, by
+     * protocol: after two, that protocol's launches are not tried again */
+    int startup_failed[3];
+    char proto_dead[3][400];
+    uint64_t run_deadline;
+} orch;
 
-    /* plan the launches; continuations are inserted as the run goes */
-    size_t lcap = nall + 8, nl = 0;
-    launch *L = calloc(lcap, sizeof *L);
+/* Put a launch in the plan before every launch not yet started. */
+static void insert_launch(orch *S, launch l)
+{
+    if (S->nl == S->lcap) {
+        launch *nlp = realloc(S->L, (S->lcap *= 2) * sizeof *S->L);
+        if (!nlp) {
+            pcf_notice(S->o, "out of memory");
+            exit(PCF_EXIT_USAGE);
+        }
+        S->L = nlp;
+    }
+    memmove(&S->L[S->next + 1], &S->L[S->next], (S->nl - S->next) * sizeof *S->L);
+    S->L[S->next] = l;
+    S->nl++;
+}
+
+/* Cases that may end their job (destructive) run several to a launch, each
+ * on a victim rank of its own, one at a time: the harness can tell which
+ * one ended the job (rank 0 records its start first, and asks the server
+ * after each), and the cases after it go on in a new launch.  A collective
+ * one (every rank takes part) has a launch of its own. */
+enum { VICTIMS_PER_LAUNCH = 7 };
+
+static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
+{
+    const pcf_opts *o = S->o;
+    S->lcap = nall + 8;
+    S->L = calloc(S->lcap, sizeof *S->L);
+    if (!S->L) {
+        pcf_notice(o, "out of memory");
+        exit(PCF_EXIT_USAGE);
+    }
     for (int pmi = 2; pmi >= 1; pmi--) {
-        launch *g = &L[nl];
+        launch *g = &S->L[S->nl];
         g->pmi = pmi;
         g->np = np;
         g->cases = calloc(nall ? nall : 1, sizeof *g->cases);
@@ -580,304 +667,422 @@ int pcf_run_orchestrated(const pcf_opts *o)
             }
         }
         if (g->n)
-            nl++;
+            S->nl++;
         else
             free(g->cases);
     }
+    launch *open[3] = { NULL, NULL, NULL }; /* the shared destructive launch being filled */
     for (size_t i = 0; i < nall; i++) {
         const pcf_case *c = all[i].c;
         if (!pcf_selected(c->id, o->globs, o->nglobs) || !(c->flags & PCF_DESTRUCTIVE))
             continue;
-        launch *g = &L[nl];
-        g->pmi = (c->flags & PCF_V2) ? 2 : 1;
-        /* a victim beside rank 0; a collective case runs on the full job */
-        int want = (c->flags & PCF_COLLECTIVE) ? np : 2;
-        g->np = c->min_ranks > want ? c->min_ranks : want;
-        g->cases = calloc(1, sizeof *g->cases);
-        g->cases[0] = &all[i];
-        g->n = 1;
-        nl++;
+        int pmi = (c->flags & PCF_V2) ? 2 : 1;
+        launch *g;
+        if (!(c->flags & PCF_COLLECTIVE) && open[pmi] && open[pmi]->n < VICTIMS_PER_LAUNCH) {
+            g = open[pmi];
+        } else {
+            g = &S->L[S->nl++];
+            g->pmi = pmi;
+            g->np = (c->flags & PCF_COLLECTIVE) ? np : 2;
+            g->cases = calloc(c->flags & PCF_COLLECTIVE ? 1 : VICTIMS_PER_LAUNCH, sizeof *g->cases);
+            if (!g->cases) {
+                pcf_notice(o, "out of memory");
+                exit(PCF_EXIT_USAGE);
+            }
+            open[pmi] = (c->flags & PCF_COLLECTIVE) ? NULL : g;
+        }
+        g->cases[g->n++] = &all[i];
+        /* rank 0 and a victim per case; a collective case runs on the full job */
+        int want = (c->flags & PCF_COLLECTIVE) ? np : (int)g->n + 1;
+        if (want > g->np)
+            g->np = want;
+        if (c->min_ranks > g->np)
+            g->np = c->min_ranks;
+    }
+    for (size_t k = 0; k < S->nl; k++)
+        S->total += S->L[k].n;
+}
+
+/* A launch has ended: grade what its end says, plan what it left. */
+static void finished(orch *S, running *rn)
+{
+    const pcf_opts *o = S->o;
+    launch *cur = &S->L[rn->k];
+    launch_outcome *out = &rn->out;
+    char said[1200];
+    log_excerpt(rn->log, said, sizeof said);
+    const pcf_resinfo *in = &out->info;
+    if (o->verbose)
+        pcf_notice(o, "launch %zu (%zu case(s), %d ranks): %s after %.1f s "
+                   "(ranks up after %.1f s)%s%s", rn->k, cur->n, cur->np, end_name(out->how),
+                   (double)(pws_now_usec() - rn->t0) / 1e6, (double)out->start_us / 1e6,
+                   in->lost ? "; control channel lost after " : "",
+                   in->lost ? in->lost_after : "");
+    int st = out->status;
+    if (out->start_us > S->slowest_start)
+        S->slowest_start = out->start_us;
+    if (out->how == L_FAILED)
+        S->harness = 1;
+
+    if (out->how == L_STOPPED) {
+        S->stopped = true;
+        stop_reason(o, S->dead, sizeof S->dead);
+        if (in->open_id[0])
+            pcf_result_skip(pcf_results_get(&S->rs, pcf_case_find(in->open_id)),
+                            "cut short: the run was stopped while this case ran");
+        skip_rest(&S->rs, cur, S->dead);
+        goto cleanup;
     }
 
-    size_t total = 0;
-    for (size_t k = 0; k < nl; k++)
-        total += L[k].n;
-    int harness = 0;
-    uint64_t slowest_start = 0;
-    const pcf_entry *prev_last = NULL; /* the last case of the launch before */
-    char dead[1400] = "";              /* why no launch can run any more */
-    bool stopped = false;              /* by a signal or --deadline */
-    /* launches whose job never got through the harness's start-up, by
-     * protocol: after two, that protocol's launches are not tried again */
-    int startup_failed[3] = { 0 };
-    char proto_dead[3][400] = { "", "", "" };
-    for (size_t k = 0; k < nl; k++) {
-        launch *cur = &L[k];
-        if (!dead[0] && (stop_signal || (run_deadline && pws_now_usec() >= run_deadline))) {
-            stopped = true;
-            stop_reason(o, dead, sizeof dead);
-        }
-        if (dead[0]) {
-            skip_rest(&rs, cur, dead);
-            continue;
-        }
-        if (proto_dead[cur->pmi][0]) {
-            skip_rest(&rs, cur, proto_dead[cur->pmi]);
-            continue;
-        }
-        unsigned per = o->timeout_ms + 5000;
-        cur->budget_ms = 60000 + (unsigned)cur->n * per * (unsigned)(o->repeat > 1 ? o->repeat : 1);
-        unsigned start_ms = start_timeout(o, slowest_start);
-        char res[1200], logfile[1200], said[1200];
-        snprintf(res, sizeof res, "%s/launch-%zu.results", dir, k);
-        snprintf(logfile, sizeof logfile, "%s/launch-%zu.log", dir, k);
-        remove(res);
-        pcf_progress(o, count_graded(&rs), total,
-                     cur->n == 1 ? cur->cases[0]->c->id
-                                 : cur->pmi == 1 ? "(PMI-1 launch)" : "(PMI-2 launch)");
-        size_t before = count_graded(&rs);
-        uint64_t t_launch = pws_now_usec();
-        launch_outcome out;
-        run_launch(o, cur, res, self, logfile, start_ms, run_deadline, &rs, &out);
-        log_excerpt(logfile, said, sizeof said);
-        const pcf_resinfo *in = &out.info;
-        if (o->verbose)
-            pcf_notice(o, "launch %zu (%zu case(s), %d ranks): %s after %.1f s "
-                    "(ranks up after %.1f s)%s%s", k, cur->n, cur->np, end_name(out.how),
-                    (double)(pws_now_usec() - t_launch) / 1e6, (double)out.start_us / 1e6,
-                    in->lost ? "; control channel lost after " : "",
-                    in->lost ? in->lost_after : "");
-        int st = out.status;
-        if (out.start_us > slowest_start)
-            slowest_start = out.start_us;
-        if (out.how == L_FAILED)
-            harness = 1;
+    if (out->how == L_NOSTART && rn->contended) {
+        /* it waited while another launch ran: the launcher runs one job
+         * at a time here, which is no finding; the rest of the run goes
+         * one launch at a time and this one is tried again */
+        if (S->jobs > 1)
+            pcf_notice(o, "a launch started no rank while another ran: the launcher runs one "
+                          "job at a time; going on with one launch at a time");
+        S->jobs = 1;
+        launch again = *cur;
+        cur->cases = NULL;
+        cur->n = 0;
+        insert_launch(S, again);
+        goto cleanup;
+    }
 
-        if (out.how == L_STOPPED) {
-            stopped = true;
-            stop_reason(o, dead, sizeof dead);
-            if (in->open_id[0])
-                pcf_result_skip(pcf_results_get(&rs, pcf_case_find(in->open_id)),
-                                "cut short: the run was stopped while this case ran");
-            skip_rest(&rs, cur, dead);
-            remove(res);
-            remove(logfile);
-            continue;
-        }
-
-        if (out.how == L_NOSTART) {
-            /* The launcher started no rank: the server has not released the
-             * job before (a step still completing, a node still busy).  That
-             * is a finding about the launch before; then recover and try
-             * once more, or give up on the cases left. */
-            pcf_notice(o, "no rank of the launch started within %u s%s",
-                    start_ms / 1000, cur->retries ? " (second try)" : "");
-            if (prev_last) {
-                char what[1600];
-                snprintf(what, sizeof what,
-                         "the server did not release the job after this case: the next launch "
-                         "started no rank within %u s%s%s", start_ms / 1000,
-                         said[0] ? "; the launcher said:\n" : "", said);
-                blame_wedge(&rs, prev_last, what);
-                prev_last = NULL; /* blamed once */
-            }
-            bool recovered = recover(o);
-            /* one more try; two after a recovery that said it worked */
-            if (cur->retries < (recovered ? 2 : 1) && (recovered || !o->recover)) {
-                cur->retries++;
-                k--; /* the same launch again */
-            } else {
-                snprintf(dead, sizeof dead,
-                         "not run: the server accepted no further launch (no rank started within "
-                         "%u s%s)%s%s", start_ms / 1000,
-                         o->recover ? ", also after --recover" : "; --recover CMD can restore it",
-                         said[0] ? "; the launcher said:\n" : "", said);
-                skip_rest(&rs, cur, dead);
-            }
-            remove(res);
-            remove(logfile);
-            continue;
-        }
-
-        if (in->lost && strcmp(in->lost_after, "-") == 0 &&
-            ++startup_failed[cur->pmi] >= 2 && !proto_dead[cur->pmi][0]) {
-            snprintf(proto_dead[cur->pmi], sizeof proto_dead[cur->pmi],
-                     "not run: two launches in a row could not start a PMI-%d session (%s)",
-                     cur->pmi, in->lost_why);
-            pcf_notice(o, "%s; no further PMI-%d launch is tried",
-                    proto_dead[cur->pmi] + 9, cur->pmi);
-        }
-        if (!in->lost || strcmp(in->lost_after, "-") != 0)
-            startup_failed[cur->pmi] = 0;
-        bool killed = out.how != L_EXITED;
-        bool exited_bad = out.how == L_EXITED && !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-        /* the case in progress when the launch ended */
-        if (in->open_id[0]) {
-            const pcf_entry *e = pcf_case_find(in->open_id);
-            pcf_obs ob;
-            const char *oc = killed ? "no-answer" : "job-killed";
-            pcf_grade(e->c, oc, o->strict, &ob);
-            char why[1600];
-            int w;
-            if (out.how == L_STALLED)
-                w = snprintf(why, sizeof why, "the launch made no progress for %u s while this "
-                             "case ran and was killed", out.waited_ms / 1000);
-            else if (killed)
-                w = snprintf(why, sizeof why, "the launch did not finish before its deadline and "
-                                              "was killed while this case ran");
-            else
-                w = snprintf(why, sizeof why, "the job ended while this case ran (launcher %s %d)",
-                             WIFSIGNALED(st) ? "killed by signal" : "exit status",
-                             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-            if (in->lost && !killed && !exited_bad) {
-                /* the job went on, its PMI did not: rank 0's control
-                 * channel failed while another rank ran this case */
-                oc = "others-affected";
-                ob.verdict = PCF_FAIL;
-                snprintf(ob.clause, sizeof ob.clause, "ERR-2");
-                w = snprintf(why, sizeof why, "while this case ran, the job's other PMI "
-                             "connections stopped working: rank 0's control channel failed (%s)",
-                             in->lost_why);
-            }
-            if (said[0] && w > 0 && (size_t)w < sizeof why)
-                snprintf(why + w, sizeof why - (size_t)w, "; the launcher's last words:\n%s", said);
-            pcf_result_add_run(pcf_results_get(&rs, e), ob.verdict, oc, ob.clause, why, 0);
-        }
-        /* A destructive launch that ended badly although its case "passed":
-         * the job was taken down after the victim reported, before rank 0
-         * had checked its own connection and finalized.  After rank 0's
-         * "done", a bad status is the launcher's answer to the victim
-         * leaving without finalize (its connection may be gone), which the
-         * harness caused: no verdict (mpich-wire.md §9, socket closed
-         * before finalize). */
-        if (cur->n == 1 && (cur->cases[0]->c->flags & PCF_DESTRUCTIVE) && exited_bad &&
-            !in->open_id[0] && !in->done) {
-            pcf_result *r = pcf_results_get(&rs, cur->cases[0]);
-            if (r->runs && !pcf_verdict_failing(r->verdict, o->strict)) {
-                pcf_obs ob;
-                pcf_grade(cur->cases[0]->c, "job-killed", o->strict, &ob);
-                char why[2400];
-                snprintf(why, sizeof why, "%s\nthen the job ended (launcher %s %d)%s%s",
-                         r->actual ? r->actual : "", WIFSIGNALED(st) ? "signal" : "exit status",
-                         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
-                         said[0] ? "; the launcher's last words:\n" : "", said);
-                pcf_result_regrade(r, ob.verdict, "job-killed", ob.clause, why);
-            }
-        }
-        const pcf_entry *last = in->last_started[0] ? pcf_case_find(in->last_started) : NULL;
-        if (out.how == L_HUNG_EXIT && last) {
+    if (out->how == L_NOSTART) {
+        S->jobs = 1; /* what follows is judged one launch at a time */
+        /* The launcher started no rank: the server has not released the
+         * job before (a step still completing, a node still busy).  That
+         * is a finding about the launch before; then recover and try
+         * once more, or give up on the cases left. */
+        pcf_notice(o, "no rank of the launch started within %u s%s", rn->start_ms / 1000,
+                   cur->retries ? " (second try)" : "");
+        if (S->prev_last) {
             char what[1600];
-            snprintf(what, sizeof what, "%s, but the launcher had not returned %u s later and was "
-                     "killed%s%s", out.all_ended ? "every rank of the job had ended"
-                     : "the job's rank 0 had finished", out.waited_ms / 1000,
+            snprintf(what, sizeof what,
+                     "the server did not release the job after this case: the next launch "
+                     "started no rank within %u s%s%s", rn->start_ms / 1000,
                      said[0] ? "; the launcher said:\n" : "", said);
-            blame_wedge(&rs, last, what);
-            last = NULL;
+            blame_wedge(&S->rs, S->prev_last, what);
+            S->prev_last = NULL; /* blamed once */
         }
-        prev_last = last;
-
-        /* cases that never started: a launch of their own, unless this one
-         * ran none of them either (then once more, then the reason) */
-        launch rest = { .pmi = cur->pmi, .np = cur->np };
-        rest.cases = calloc(cur->n ? cur->n : 1, sizeof *rest.cases);
-        for (size_t i = 0; i < cur->n; i++) {
-            pcf_result *r = pcf_results_get(&rs, cur->cases[i]);
-            if (!graded(r))
-                rest.cases[rest.n++] = cur->cases[i];
-        }
-        if (!rest.n) {
-            free(rest.cases);
+        bool recovered = recover(o);
+        /* one more try; two after a recovery that said it worked */
+        if (cur->retries < (recovered ? 2 : 1) && (recovered || !o->recover)) {
+            launch again = *cur;
+            again.retries++;
+            cur->cases = NULL;
+            cur->n = 0;
+            insert_launch(S, again);
         } else {
-            bool progress = count_graded(&rs) > before;
-            if (!proto_dead[cur->pmi][0] && (progress || cur->retries < 1)) {
-                rest.retries = progress ? 0 : cur->retries + 1;
-                if (nl == lcap) {
-                    launch *nlp = realloc(L, (lcap *= 2) * sizeof *L);
-                    if (!nlp) {
-                        pcf_notice(o, "out of memory");
-                        exit(PCF_EXIT_USAGE);
-                    }
-                    L = nlp;
-                    cur = &L[k];
-                }
-                memmove(&L[k + 2], &L[k + 1], (nl - k - 1) * sizeof *L);
-                L[k + 1] = rest;
-                nl++;
+            snprintf(S->dead, sizeof S->dead,
+                     "not run: the server accepted no further launch (no rank started within "
+                     "%u s%s)%s%s", rn->start_ms / 1000,
+                     o->recover ? ", also after --recover" : "; --recover CMD can restore it",
+                     said[0] ? "; the launcher said:\n" : "", said);
+            skip_rest(&S->rs, cur, S->dead);
+        }
+        goto cleanup;
+    }
+
+    if (in->lost && strcmp(in->lost_after, "-") == 0 &&
+        ++S->startup_failed[cur->pmi] >= 2 && !S->proto_dead[cur->pmi][0]) {
+        snprintf(S->proto_dead[cur->pmi], sizeof S->proto_dead[cur->pmi],
+                 "not run: two launches in a row could not start a PMI-%d session (%s)",
+                 cur->pmi, in->lost_why);
+        pcf_notice(o, "%s; no further PMI-%d launch is tried", S->proto_dead[cur->pmi] + 9,
+                   cur->pmi);
+    }
+    if (!in->lost || strcmp(in->lost_after, "-") != 0)
+        S->startup_failed[cur->pmi] = 0;
+    bool killed = out->how != L_EXITED;
+    bool exited_bad = out->how == L_EXITED && !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    /* the case in progress when the launch ended */
+    if (in->open_id[0]) {
+        const pcf_entry *e = pcf_case_find(in->open_id);
+        pcf_obs ob;
+        const char *oc = killed ? "no-answer" : "job-killed";
+        pcf_grade(e->c, oc, o->strict, &ob);
+        char why[1600];
+        int w;
+        if (out->how == L_STALLED)
+            w = snprintf(why, sizeof why, "the launch made no progress for %u s while this "
+                         "case ran and was killed", out->waited_ms / 1000);
+        else if (killed)
+            w = snprintf(why, sizeof why, "the launch did not finish before its deadline and "
+                                          "was killed while this case ran");
+        else
+            w = snprintf(why, sizeof why, "the job ended while this case ran (launcher %s %d)",
+                         WIFSIGNALED(st) ? "killed by signal" : "exit status",
+                         WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+        if (in->lost && !killed && !exited_bad) {
+            /* the job went on, its PMI did not: rank 0's control
+             * channel failed while another rank ran this case */
+            oc = "others-affected";
+            ob.verdict = PCF_FAIL;
+            snprintf(ob.clause, sizeof ob.clause, "ERR-2");
+            w = snprintf(why, sizeof why, "while this case ran, the job's other PMI "
+                         "connections stopped working: rank 0's control channel failed (%s)",
+                         in->lost_why);
+        }
+        if (said[0] && w > 0 && (size_t)w < sizeof why)
+            snprintf(why + w, sizeof why - (size_t)w, "; the launcher's last words:\n%s", said);
+        pcf_result_add_run(pcf_results_get(&S->rs, e), ob.verdict, oc, ob.clause, why, 0);
+    }
+    const pcf_entry *last = in->last_started[0] ? pcf_case_find(in->last_started) : NULL;
+    /* A destructive case that "passed", then the job was taken down
+     * before rank 0 had finished (asked the server, finalized): the end
+     * is the server's answer to that case, the last one started (every
+     * case before it was followed by another that ran).  After rank 0's
+     * "done", a bad status is the launcher's answer to a victim leaving
+     * without finalize (its connection may be gone), which the harness
+     * caused: no verdict (mpich-wire.md §9, socket closed before
+     * finalize). */
+    if (last && (last->c->flags & PCF_DESTRUCTIVE) && exited_bad && !in->open_id[0] &&
+        !in->done) {
+        pcf_result *r = pcf_results_get(&S->rs, last);
+        if (r->runs && !pcf_verdict_failing(r->verdict, o->strict)) {
+            pcf_obs ob;
+            pcf_grade(last->c, "job-killed", o->strict, &ob);
+            char why[2400];
+            snprintf(why, sizeof why, "%s\nthen the job ended (launcher %s %d)%s%s",
+                     r->actual ? r->actual : "", WIFSIGNALED(st) ? "signal" : "exit status",
+                     WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+                     said[0] ? "; the launcher's last words:\n" : "", said);
+            pcf_result_regrade(r, ob.verdict, "job-killed", ob.clause, why);
+        }
+    }
+    if (out->how == L_HUNG_EXIT && last) {
+        char what[1600];
+        snprintf(what, sizeof what, "%s, but the launcher had not returned %u s later and was "
+                 "killed%s%s", out->all_ended ? "every rank of the job had ended"
+                 : "the job's rank 0 had finished", out->waited_ms / 1000,
+                 said[0] ? "; the launcher said:\n" : "", said);
+        blame_wedge(&S->rs, last, what);
+        last = NULL;
+    }
+    S->prev_last = last;
+
+    /* cases that never started: a launch of their own, unless this one
+     * ran none of them either (then once more, then the reason) */
+    launch rest = { .pmi = cur->pmi, .np = cur->np };
+    rest.cases = calloc(cur->n ? cur->n : 1, sizeof *rest.cases);
+    for (size_t i = 0; i < cur->n; i++) {
+        pcf_result *r = pcf_results_get(&S->rs, cur->cases[i]);
+        if (!graded(r))
+            rest.cases[rest.n++] = cur->cases[i];
+    }
+    if (!rest.n) {
+        free(rest.cases);
+    } else {
+        bool progress = rest.n < cur->n;
+        if (!S->proto_dead[cur->pmi][0] && (progress || cur->retries < 1)) {
+            rest.retries = progress ? 0 : cur->retries + 1;
+            insert_launch(S, rest);
+            if (o->verbose) /* a server that ends jobs does it often: no news */
                 pcf_notice(o, "the launch ended (%s) with %zu case(s) not run: "
-                            "they go on in a new launch", in->lost ? "control channel lost"
-                            : end_name(out.how), rest.n);
+                          "they go on in a new launch", in->lost ? "control channel lost"
+                          : end_name(out->how), rest.n);
+        } else {
+            char why[1800];
+            if (S->proto_dead[cur->pmi][0])
+                snprintf(why, sizeof why, "%s", S->proto_dead[cur->pmi]);
+            else if (in->lost)
+                snprintf(why, sizeof why, "not run: %s", in->lost_why);
+            else
+                snprintf(why, sizeof why, "not run: two launches in a row ended (%s) before "
+                         "this case%s%s", end_name(out->how),
+                         said[0] ? "; the launcher said:\n" : "", said);
+            skip_rest(&S->rs, &rest, why);
+            free(rest.cases);
+        }
+    }
+cleanup:
+    remove(rn->res);
+    remove(rn->log);
+}
+
+/* The progress line: cases done, the case running (in the first launch
+ * that has one) and what a launch waits for. */
+static void show_progress(const orch *S, const running *act, int nact)
+{
+    const pcf_opts *o = S->o;
+    if (!o->progress && !o->progress_plain)
+        return;
+    const char *id = NULL;
+    char note[200] = "";
+    uint64_t now = pws_now_usec();
+    for (int i = 0; i < nact; i++) {
+        const running *rn = &act[i];
+        if (!id && rn->out.info.open_id[0])
+            id = rn->out.info.open_id;
+        if (!rn->out.info.alive && now - rn->t0 >= 2000000 && !note[0])
+            snprintf(note, sizeof note, "waiting for a launch's ranks to start: %u s (stuck at "
+                     "%u s)", (unsigned)((now - rn->t0) / 1000000), rn->start_ms / 1000);
+        else if (rn->ended_at && !note[0])
+            snprintf(note, sizeof note, "every rank ended; waiting for the launcher to return: "
+                     "%u s", (unsigned)((now - rn->ended_at) / 1000000));
+    }
+    char label[240];
+    if (nact > 1)
+        snprintf(label, sizeof label, "%s (%d launches)", id ? id : "starting", nact);
+    else
+        snprintf(label, sizeof label, "%s", id ? id : nact ? "starting a launch" : "");
+    pcf_progress(o, count_graded(&S->rs), S->total, label);
+    if (note[0])
+        pcf_progress_note(o, "%s", note);
+}
+
+int pcf_run_orchestrated(const pcf_opts *o)
+{
+    size_t nall;
+    const pcf_entry *all = pcf_cases(&nall);
+    orch S = { .o = o };
+    snprintf(S.rs.target, sizeof S.rs.target, "%s", o->launch);
+    uint64_t t0 = pws_now_usec();
+    S.run_deadline = o->deadline_ms ? pws_deadline_ms(o->deadline_ms) : 0;
+    char dir[900];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/pmi2-conform-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        pcf_notice(o, "mkdtemp: %s", strerror(errno));
+        return PCF_EXIT_USAGE;
+    }
+    char selfbuf[1024];
+    const char *self = self_path(o->argv0, selfbuf, sizeof selfbuf);
+    int np = o->np > 0 ? o->np : 4;
+    S.jobs = o->jobs > 0 ? o->jobs : default_jobs(o);
+
+    struct sigaction sa = { .sa_handler = on_stop };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    plan(&S, all, nall, np);
+
+    running act[MAX_JOBS];
+    int nact = 0;
+    uint64_t last_shown = 0;
+    for (;;) {
+        /* until a launch has started a rank, one at a time: the first
+         * launch tells how long a start takes (and whether one can) */
+        int slots = S.slowest_start ? S.jobs : 1;
+        while (nact < slots && nact < MAX_JOBS && S.next < S.nl) {
+            size_t k = S.next++;
+            launch *cur = &S.L[k];
+            if (!S.dead[0] && (stop_signal || (S.run_deadline && pws_now_usec() >= S.run_deadline))) {
+                S.stopped = true;
+                stop_reason(o, S.dead, sizeof S.dead);
+            }
+            if (S.dead[0]) {
+                skip_rest(&S.rs, cur, S.dead);
+                continue;
+            }
+            if (S.proto_dead[cur->pmi][0]) {
+                skip_rest(&S.rs, cur, S.proto_dead[cur->pmi]);
+                continue;
+            }
+            unsigned per = o->timeout_ms + 5000;
+            cur->budget_ms = 60000 + (unsigned)cur->n * per * (unsigned)(o->repeat > 1 ? o->repeat : 1);
+            running *rn = &act[nact];
+            memset(rn, 0, sizeof *rn);
+            rn->k = k;
+            rn->start_ms = start_timeout(o, S.slowest_start);
+            snprintf(rn->res, sizeof rn->res, "%s/launch-%zu.results", dir, k);
+            snprintf(rn->log, sizeof rn->log, "%s/launch-%zu.log", dir, k);
+            if (!launch_begin(o, cur, self, rn)) {
+                finished(&S, rn);
+                continue;
+            }
+            nact++;
+        }
+        if (!nact && S.next >= S.nl)
+            break;
+        for (int i = 0; i < nact;) {
+            running *rn = &act[i];
+            if (!rn->out.info.alive) {
+                /* waiting while another launch's ranks run: a launcher
+                 * that runs one job at a time, not a stuck server */
+                for (int j = 0; j < nact; j++)
+                    if (j != i && act[j].out.info.alive && !act[j].ended_at)
+                        rn->contended = true;
+                if (!o->start_ms && S.slowest_start)
+                    rn->start_ms = start_timeout(o, S.slowest_start);
+            }
+            if (launch_step(o, &S.L[rn->k], rn, S.run_deadline)) {
+                launch_finish(rn, &S.rs);
+                finished(&S, rn);
+                act[i] = act[--nact];
             } else {
-                char why[1800];
-                if (proto_dead[cur->pmi][0])
-                    snprintf(why, sizeof why, "%s", proto_dead[cur->pmi]);
-                else if (in->lost)
-                    snprintf(why, sizeof why, "not run: %s", in->lost_why);
-                else
-                    snprintf(why, sizeof why, "not run: two launches in a row ended (%s) before "
-                             "this case%s%s", end_name(out.how),
-                             said[0] ? "; the launcher said:\n" : "", said);
-                skip_rest(&rs, &rest, why);
-                free(rest.cases);
+                i++;
             }
         }
-        remove(res);
-        remove(logfile);
+        uint64_t now = pws_now_usec();
+        if (now - last_shown >= 200000) {
+            last_shown = now;
+            show_progress(&S, act, nact);
+        }
+        if (nact)
+            sleep_ms(POLL_MS);
     }
     /* Did the server release the last job?  A launch that runs no case
      * (handshake, finalize) tells, as the next launch would have. */
-    if (prev_last && !stopped && !dead[0] && !(run_deadline && pws_now_usec() >= run_deadline)) {
+    if (S.prev_last && !S.stopped && !S.dead[0] &&
+        !(S.run_deadline && pws_now_usec() >= S.run_deadline)) {
         launch probe = { .pmi = 2, .np = 1, .budget_ms = 60000 };
         static const pcf_entry *none[1];
         probe.cases = none;
-        char res[1200], logfile[1200], said[1200];
-        snprintf(res, sizeof res, "%s/probe.results", dir);
-        snprintf(logfile, sizeof logfile, "%s/probe.log", dir);
-        unsigned start_ms = start_timeout(o, slowest_start ? slowest_start : 1);
+        running rn = { 0 };
+        snprintf(rn.res, sizeof rn.res, "%s/probe.results", dir);
+        snprintf(rn.log, sizeof rn.log, "%s/probe.log", dir);
+        rn.start_ms = start_timeout(o, S.slowest_start ? S.slowest_start : 1);
         pcf_progress_note(o, "checking that the server released the last job");
-        launch_outcome out;
-        run_launch(o, &probe, res, self, logfile, start_ms, run_deadline, NULL, &out);
-        log_excerpt(logfile, said, sizeof said);
-        if (out.how == L_NOSTART) {
+        run_launch(o, &probe, &rn, self, S.run_deadline, NULL);
+        char said[1200];
+        log_excerpt(rn.log, said, sizeof said);
+        if (rn.out.how == L_NOSTART) {
             char what[1600];
             snprintf(what, sizeof what,
                      "the server did not release the job after this case: a launch after it "
-                     "started no rank within %u s%s%s", start_ms / 1000,
+                     "started no rank within %u s%s%s", rn.start_ms / 1000,
                      said[0] ? "; the launcher said:\n" : "", said);
-            blame_wedge(&rs, prev_last, what);
+            blame_wedge(&S.rs, S.prev_last, what);
             recover(o);
         }
-        remove(res);
-        remove(logfile);
+        remove(rn.res);
+        remove(rn.log);
     }
     pcf_progress_end(o);
-    if (stopped && !stop_signal)
+    if (S.stopped && !stop_signal)
         pcf_notice(o, "the run's --deadline (%u s) passed: every launch and rank ended; the "
                       "report covers what ran", o->deadline_ms / 1000);
     if (stop_signal)
         pcf_notice(o, "interrupted (signal %d): every launch and rank ended; "
-                        "the report covers what ran\n", (int)stop_signal);
+                      "the report covers what ran\n", (int)stop_signal);
     /* report in registry order */
     pcf_results sorted = { 0 };
-    snprintf(sorted.target, sizeof sorted.target, "%s", rs.target);
+    snprintf(sorted.target, sizeof sorted.target, "%s", S.rs.target);
     if (o->json_dir)
         snprintf(sorted.tracedir, sizeof sorted.tracedir, "%s/traces", o->json_dir);
     for (size_t i = 0; i < nall; i++)
-        for (size_t k = 0; k < rs.n; k++)
-            if (rs.r[k].e == &all[i]) {
+        for (size_t k = 0; k < S.rs.n; k++)
+            if (S.rs.r[k].e == &all[i]) {
                 pcf_result *r = pcf_results_get(&sorted, &all[i]);
-                *r = rs.r[k];
-                rs.r[k].actual = NULL;
-                rs.r[k].trace = NULL;
+                *r = S.rs.r[k];
+                S.rs.r[k].actual = NULL;
+                S.rs.r[k].trace = NULL;
             }
-    pcf_results_free(&rs);
+    pcf_results_free(&S.rs);
     sorted.seconds = (double)(pws_now_usec() - t0) / 1e6;
     int code = pcf_report(&sorted, o, stdout);
     pcf_results_free(&sorted);
-    for (size_t k = 0; k < nl; k++)
-        free(L[k].cases);
-    free(L);
+    for (size_t k = 0; k < S.nl; k++)
+        free(S.L[k].cases);
+    free(S.L);
     remove_run_dir(dir);
-    if (stopped || proto_dead[1][0] || proto_dead[2][0])
+    if (S.stopped || S.proto_dead[1][0] || S.proto_dead[2][0])
         return PCF_EXIT_USAGE; /* the report is whole, the run is not */
-    return harness && code == 0 ? PCF_EXIT_USAGE : code;
+    return S.harness && code == 0 ? PCF_EXIT_USAGE : code;
 }

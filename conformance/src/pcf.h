@@ -186,6 +186,12 @@ unsigned pcf_wait_ms(const pcf_ctx *c, unsigned ms);
  *                do not decode (kept open). */
 pws_result pcf_ask_served(pcf_ctx *c, unsigned ms);
 
+/* Has the server read what this rank sent?  Asked of the kernel: the
+ * socket's send queue (for a Unix socket, bytes still in the server's
+ * receive queue) is polled until empty, at most ms.  0 when it drained,
+ * -1 when not (or the socket cannot tell). */
+int pcf_wait_consumed(pcf_ctx *c, unsigned ms);
+
 /* A dialect like strict with another length padding (frame cases). */
 const pmc_dialect *pcf_dialect_pad(pmc_len_pad pad);
 

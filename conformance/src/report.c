@@ -655,8 +655,27 @@ int pcf_report(pcf_results *rs, const pcf_opts *o, FILE *f)
 static struct {
     uint64_t t0;
     size_t done, total;
-    char id[160];
+    char id[240];
+    uint64_t plain_at; /* when the last plain line went out */
 } prog;
+
+/* Not on a terminal: a plain line now and then (every PLAIN_EVERY_US),
+ * so a log shows a long run moving without a line per case. */
+enum { PLAIN_EVERY_US = 5000000 };
+
+static void plain_progress(const char *note)
+{
+    uint64_t now = pws_now_usec();
+    if (!prog.t0)
+        prog.t0 = now;
+    if (now - (prog.plain_at ? prog.plain_at : prog.t0) < PLAIN_EVERY_US)
+        return;
+    prog.plain_at = now;
+    fprintf(stderr, "pmi2-conform: progress: %zu/%zu cases, %u s, running %s%s%s\n",
+            prog.done, prog.total, (unsigned)((now - prog.t0) / 1000000),
+            prog.id[0] ? prog.id : "-", note ? ": " : "", note ? note : "");
+    fflush(stderr);
+}
 
 /* "[done/total elapsed] id[: note]" from the start of the line */
 static void draw_progress(const char *note)
@@ -671,12 +690,15 @@ static void draw_progress(const char *note)
 
 void pcf_progress(const pcf_opts *o, size_t done, size_t total, const char *id)
 {
-    if (!o->progress)
+    if (!o->progress && !o->progress_plain)
         return;
     prog.done = done;
     prog.total = total;
     snprintf(prog.id, sizeof prog.id, "%s", id);
-    draw_progress(NULL);
+    if (o->progress)
+        draw_progress(NULL);
+    else
+        plain_progress(NULL);
 }
 
 void pcf_notice(const pcf_opts *o, const char *fmt, ...)
@@ -696,14 +718,17 @@ void pcf_notice(const pcf_opts *o, const char *fmt, ...)
 
 void pcf_progress_note(const pcf_opts *o, const char *fmt, ...)
 {
-    if (!o->progress)
+    if (!o->progress && !o->progress_plain)
         return;
     char note[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(note, sizeof note, fmt, ap);
     va_end(ap);
-    draw_progress(note);
+    if (o->progress)
+        draw_progress(note);
+    else
+        plain_progress(note);
 }
 
 void pcf_progress_end(const pcf_opts *o)
