@@ -204,7 +204,7 @@ setup_target() {
 }
 
 # ------------------------------------------------------------------ helpers
-fmt2() { awk -v x="$1" 'BEGIN { if (x == "" || x == "-") print "-"; else printf "%.2f", x }'; }
+fmt2() { awk -v x="$1" 'BEGIN { if (x == "" || x == "-") print "-"; else printf "%.2f\n", x }'; }
 median() { # numbers... -> median (mean of the two middle ones for an even count)
     printf '%s\n' "$@" | grep -v '^-*$' | sort -g |
         awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2];
@@ -403,15 +403,21 @@ for kind in mock hydra slurm client; do
     for t in "${ran[@]}" "${skipped[@]}"; do [ "${M[$t/kind]}" = $kind ] && rows+=("$t"); done
     [ ${#rows[@]} -gt 0 ] || continue
     echo "== $(kind_title $kind)"
-    printf '%-14s %5s %8s %8s %7s %8s %-24s %s\n' target cases "wall s" "floor s" ratio "cases s" "runs: wall / floor" verdicts
+    vw=8
+    for t in "${rows[@]}"; do
+        [ -n "${M[$t/skip]-}" ] && continue
+        v=$(verdicts "${M[$t/real/summary]}"); [ ${#v} -gt $vw ] && vw=${#v}
+    done
+    printf '%-14s %5s %8s %8s %7s %8s  %-*s  %s\n' target cases "wall s" "floor s" ratio "cases s" $vw verdicts \
+        "runs: wall$([ $floor = 1 ] && echo " / floor")"
     for t in "${rows[@]}"; do
         if [ -n "${M[$t/skip]-}" ]; then printf '%-14s skipped: %s\n' "$t" "${M[$t/skip]}"; continue; fi
         fw=${M[$t/floor/wall]:--}
         runs=$(for w in ${M[$t/real/runs]}; do fmt2 "$w"; done | paste -sd' ' -)
         [ $floor = 1 ] && runs+=" / $(for w in ${M[$t/floor/runs]}; do fmt2 "$w"; done | paste -sd' ' -)"
-        printf '%-14s %5s %8s %8s %7s %8s %-24s %s\n' "$t" "${M[$t/cases]}" "$(fmt2 "${M[$t/real/wall]}")" \
-            "$(fmt2 "$fw")" "$(ratio "${M[$t/real/wall]}" "$fw")" "$(fmt2 "${M[$t/real/cases_s]}")" "$runs" \
-            "$(verdicts "${M[$t/real/summary]}")"
+        printf '%-14s %5s %8s %8s %7s %8s  %-*s  %s\n' "$t" "${M[$t/cases]}" "$(fmt2 "${M[$t/real/wall]}")" \
+            "$(fmt2 "$fw")" "$(ratio "${M[$t/real/wall]}" "$fw")" "$(fmt2 "${M[$t/real/cases_s]}")" \
+            $vw "$(verdicts "${M[$t/real/summary]}")" "$runs"
     done
     for t in "${rows[@]}"; do
         [ -n "${M[$t/skip]-}" ] && continue
@@ -442,7 +448,8 @@ for t in "${ran[@]}"; do
     BEGIN { while ((getline l < ff) > 0) { split(l, a, "\t"); f[a[1]] = a[3] } }
     {
         fl = ($1 in f) ? sprintf("%.1f", f[$1]) : "-"
-        r = ($1 in f && f[$1] > 0) ? sprintf("%.2fx", $3 / f[$1]) : "-"
+        # a ratio of two sums under 10 ms is noise
+        r = ($1 in f && f[$1] > 0 && ($3 >= 10 || f[$1] >= 10)) ? sprintf("%.2fx", $3 / f[$1]) : "-"
         printf "%-20s %5d %10.1f %10s %7s  %s %s\n", $1, $2, $3, fl, r, $4, ($5 == "-" ? "" : sprintf("(%.1f)", $5))
         n += $2; t += $3; if ($1 in f) tf += f[$1]
     }
@@ -458,12 +465,17 @@ done
 
 # summary
 echo "== summary"
-printf '%-14s %5s %8s %8s %7s  %-48s %s\n' target cases "wall s" "floor s" ratio verdicts goal
+vw=8
+for t in "${ran[@]}"; do v=$(verdicts "${M[$t/real/summary]}"); [ ${#v} -gt $vw ] && vw=${#v}; done
+printf '%-14s %5s %8s %8s %7s  %-*s  %s\n' target cases "wall s" "floor s" ratio $vw verdicts goal
 for t in "${ran[@]}" "${skipped[@]}"; do
-    if [ -n "${M[$t/skip]-}" ]; then printf '%-14s %5s %8s %8s %7s  %-48s %s\n' "$t" - - - - "skipped" "$(goal_of "$t")"; continue; fi
+    if [ -n "${M[$t/skip]-}" ]; then
+        printf '%-14s %5s %8s %8s %7s  %-*s  %s\n' "$t" - - - - $vw "skipped" "$(goal_of "$t")"
+        continue
+    fi
     fw=${M[$t/floor/wall]:--}
-    printf '%-14s %5s %8s %8s %7s  %-48s %s\n' "$t" "${M[$t/cases]}" "$(fmt2 "${M[$t/real/wall]}")" "$(fmt2 "$fw")" \
-        "$(ratio "${M[$t/real/wall]}" "$fw")" "$(verdicts "${M[$t/real/summary]}")" "$(goal_of "$t")"
+    printf '%-14s %5s %8s %8s %7s  %-*s  %s\n' "$t" "${M[$t/cases]}" "$(fmt2 "${M[$t/real/wall]}")" "$(fmt2 "$fw")" \
+        "$(ratio "${M[$t/real/wall]}" "$fw")" $vw "$(verdicts "${M[$t/real/summary]}")" "$(goal_of "$t")"
 done
 echo
 echo "goals (issue 13; wall time of the whole run, median of $repeat):"
