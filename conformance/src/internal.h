@@ -72,6 +72,8 @@ pcf_result *pcf_results_get(pcf_results *rs, const pcf_entry *e); /* adds when n
 void pcf_result_add_run(pcf_result *r, int verdict, const char *outcome, const char *clause,
                         const char *actual, uint64_t usec);
 void pcf_result_skip(pcf_result *r, const char *why);
+/* Forget what a case's runs said: it will run again (not graded). */
+void pcf_result_forget(pcf_result *r);
 /* Replace what the case's runs said by one verdict found afterwards (the
  * launch ended it, the server kept its job). */
 void pcf_result_regrade(pcf_result *r, int verdict, const char *outcome, const char *clause,

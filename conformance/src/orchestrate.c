@@ -797,8 +797,44 @@ static void finished(orch *S, running *rn)
         S->startup_failed[cur->pmi] = 0;
     bool killed = out->how != L_EXITED;
     bool exited_bad = out->how == L_EXITED && !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    const pcf_entry *last = in->last_started[0] ? pcf_case_find(in->last_started) : NULL;
+
+    /* The case the launch's end points at.  In a shared launch of
+     * destructive cases, one that was not the first may have found a
+     * server that an earlier case had already damaged without a sign (a
+     * corrupted heap that aborts later): it runs again in a launch of its
+     * own, and that run is its verdict. */
+    const pcf_entry *culprit = NULL;
+    if (in->open_id[0])
+        culprit = pcf_case_find(in->open_id);
+    else if (in->lost && strcmp(in->lost_after, "-") != 0)
+        culprit = pcf_case_find(in->lost_after);
+    else if (last && ((exited_bad && !in->done) || out->how == L_HUNG_EXIT))
+        culprit = last;
+    const pcf_entry *alone = NULL;
+    if (culprit && cur->n > 1 && culprit != cur->cases[0] &&
+        (culprit->c->flags & PCF_DESTRUCTIVE)) {
+        alone = culprit;
+        pcf_result_forget(pcf_results_get(&S->rs, alone));
+        launch solo = { .pmi = cur->pmi, .np = 2 };
+        if (alone->c->min_ranks > solo.np)
+            solo.np = alone->c->min_ranks;
+        solo.cases = calloc(1, sizeof *solo.cases);
+        if (!solo.cases) {
+            pcf_notice(o, "out of memory");
+            exit(PCF_EXIT_USAGE);
+        }
+        solo.cases[0] = alone;
+        solo.n = 1;
+        insert_launch(S, solo);
+        if (o->verbose)
+            pcf_notice(o, "the launch ended after case %s, not its first: it runs again alone",
+                       alone->c->id);
+        if (last == alone)
+            last = NULL;
+    }
     /* the case in progress when the launch ended */
-    if (in->open_id[0]) {
+    if (in->open_id[0] && !alone) {
         const pcf_entry *e = pcf_case_find(in->open_id);
         pcf_obs ob;
         const char *oc = killed ? "no-answer" : "job-killed";
@@ -829,7 +865,6 @@ static void finished(orch *S, running *rn)
             snprintf(why + w, sizeof why - (size_t)w, "; the launcher's last words:\n%s", said);
         pcf_result_add_run(pcf_results_get(&S->rs, e), ob.verdict, oc, ob.clause, why, 0);
     }
-    const pcf_entry *last = in->last_started[0] ? pcf_case_find(in->last_started) : NULL;
     /* A destructive case that "passed", then the job was taken down
      * before rank 0 had finished (asked the server, finalized): the end
      * is the server's answer to that case, the last one started (every
@@ -861,7 +896,7 @@ static void finished(orch *S, running *rn)
         blame_wedge(&S->rs, last, what);
         last = NULL;
     }
-    S->prev_last = last;
+    S->prev_last = alone ? NULL : last; /* a wedge now is the shared launch's, run again */
 
     /* cases that never started: a launch of their own, unless this one
      * ran none of them either (then once more, then the reason) */
@@ -869,13 +904,13 @@ static void finished(orch *S, running *rn)
     rest.cases = calloc(cur->n ? cur->n : 1, sizeof *rest.cases);
     for (size_t i = 0; i < cur->n; i++) {
         pcf_result *r = pcf_results_get(&S->rs, cur->cases[i]);
-        if (!graded(r))
+        if (!graded(r) && cur->cases[i] != alone)
             rest.cases[rest.n++] = cur->cases[i];
     }
     if (!rest.n) {
         free(rest.cases);
     } else {
-        bool progress = rest.n < cur->n;
+        bool progress = rest.n + (alone ? 1 : 0) < cur->n;
         if (!S->proto_dead[cur->pmi][0] && (progress || cur->retries < 1)) {
             rest.retries = progress ? 0 : cur->retries + 1;
             insert_launch(S, rest);

@@ -57,6 +57,15 @@ void pcf_result_regrade(pcf_result *r, int verdict, const char *outcome, const c
     pcf_result_add_run(r, verdict, outcome, clause, actual, r->usec);
 }
 
+void pcf_result_forget(pcf_result *r)
+{
+    r->runs = 0;
+    r->seen = 0;
+    r->verdict = PCF_SKIPPED;
+    free(r->actual);
+    r->actual = NULL;
+}
+
 void pcf_result_skip(pcf_result *r, const char *why)
 {
     r->verdict = PCF_SKIPPED;
