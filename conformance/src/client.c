@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,12 +129,25 @@ int pcf_client_list(const pcf_opts *o)
 
 /* ---------------------------------------------------------------- one run */
 
+/* Runs at once when --jobs does not say: a run mostly waits (the client,
+ * the faults' delays), so more runs than cores. */
+enum { PCF_CLIENT_JOBS = 6 };
+
+typedef struct slot slot;
+
 typedef struct runner {
     const pcf_opts *o;
     const char *persona; /* --persona */
     char **app;
-    pcf_crun **cache;
+    slot **cache;        /* every run, in the order the cases asked (main thread) */
     size_t ncache;
+    bool dry;            /* learning the runs: pcf_client_run answers NULL */
+    slot **queue;        /* the pool's runs, slowest first (pool_mu) */
+    size_t nqueue, next;
+    pthread_t *threads;
+    int nthreads;
+    uint64_t spent;      /* this case: time in pcf_client_run */
+    uint64_t charged;    /* this case: the durations of the runs it got first */
     uint64_t t0;
 } runner;
 
@@ -631,6 +645,31 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
     r->usec = pws_now_usec() - t0;
 }
 
+/* ---------------------------------------------------------------- the runs
+ *
+ * Runs are independent (a mock server and a job of their own each), and
+ * most of a run's time is the client's and the faults' waiting, so the runs
+ * the cases will ask for are learnt first (every runnable case's run
+ * function is called with pcf_client_run answering NULL: its first spec)
+ * and run by a pool of threads while the cases grade, in case order, on the
+ * main thread; a case whose run is not done yet waits for it, one still
+ * queued the main thread runs itself, and a spec learnt only while grading
+ * (a second run that depends on the first) runs there and then.  The
+ * report does not depend on the order in which the runs end. */
+
+enum { SLOT_QUEUED, SLOT_RUNNING, SLOT_DONE };
+
+typedef struct slot {
+    pcf_crun *r;
+    unsigned tmo;
+    int state;
+    bool delivered;                  /* handed to a case once */
+    void *data[PCF_CMAX_FAULTS];     /* the faults' bytes, copied */
+} slot;
+
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pool_cv = PTHREAD_COND_INITIALIZER;
+
 static bool same_spec(const pcf_cspec *a, const pcf_cspec *b)
 {
     if (a->np != b->np || a->nfaults != b->nfaults || a->abort_ignored != b->abort_ignored || strcmp(a->persona, b->persona) ||
@@ -650,8 +689,158 @@ static bool same_spec(const pcf_cspec *a, const pcf_cspec *b)
     return true;
 }
 
+static void free_run(pcf_crun *r)
+{
+    for (size_t i = 0; i < r->nreq; i++)
+        free(r->req[i].raw);
+    free(r->req);
+    for (int i = 0; i < r->np; i++)
+        free(r->ranks[i].out);
+    free(r->ranks);
+    free(r);
+}
+
+static void free_slot(slot *sl)
+{
+    free_run(sl->r);
+    for (int i = 0; i < PCF_CMAX_FAULTS; i++)
+        free(sl->data[i]);
+    free(sl);
+}
+
+/* A new slot for spec s (its strings are the cases' literals or --persona;
+ * the faults' bytes may be a case's scratch buffer: copied). */
+static slot *new_slot(const pcf_cspec *s, unsigned tmo, int state)
+{
+    slot *sl = calloc(1, sizeof *sl);
+    pcf_crun *r = sl ? calloc(1, sizeof *r) : NULL;
+    slot **nc = r ? realloc(R.cache, (R.ncache + 1) * sizeof *nc) : NULL;
+    if (nc)
+        R.cache = nc;
+    if (!nc || !(r->ranks = calloc((size_t)s->np, sizeof *r->ranks))) {
+        free(r);
+        free(sl);
+        return NULL;
+    }
+    sl->r = r;
+    sl->tmo = tmo;
+    sl->state = state;
+    r->spec = *s;
+    for (int i = 0; i < s->nfaults; i++)
+        if (s->faults[i].len) {
+            if (!(sl->data[i] = malloc(s->faults[i].len))) {
+                free_slot(sl);
+                return NULL;
+            }
+            memcpy(sl->data[i], s->faults[i].data, s->faults[i].len);
+            r->spec.faults[i].data = sl->data[i];
+        }
+    snprintf(r->persona, sizeof r->persona, "%s", s->persona);
+    r->np = s->np;
+    R.cache[R.ncache++] = sl;
+    return sl;
+}
+
+static void run_slot(slot *sl)
+{
+    execute(sl->r, sl->tmo);
+    pthread_mutex_lock(&pool_mu);
+    sl->state = SLOT_DONE;
+    pthread_cond_broadcast(&pool_cv);
+    pthread_mutex_unlock(&pool_mu);
+}
+
+static void *pool_worker(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        slot *sl = NULL;
+        pthread_mutex_lock(&pool_mu);
+        while (R.next < R.nqueue && !sl) {
+            slot *q = R.queue[R.next++];
+            if (q->state == SLOT_QUEUED) {
+                q->state = SLOT_RUNNING;
+                sl = q;
+            }
+        }
+        pthread_mutex_unlock(&pool_mu);
+        if (!sl)
+            return NULL;
+        run_slot(sl);
+    }
+}
+
+/* What a run may cost in waiting, for starting the slow ones first: the
+ * faults' delays (a fault on every response: some twenty of them). */
+static long slot_cost(const slot *sl)
+{
+    long c = 0;
+    for (int i = 0; i < sl->r->spec.nfaults; i++) {
+        const pms_fault *f = &sl->r->spec.faults[i];
+        c += (long)f->delay_ms * (f->nth == 0 && !f->accept ? 20 : 1);
+    }
+    return c;
+}
+
+static int cmp_cost(const void *a, const void *b)
+{
+    const slot *x = *(slot *const *)a, *y = *(slot *const *)b;
+    long cx = slot_cost(x), cy = slot_cost(y);
+    if (cx != cy)
+        return cx > cy ? -1 : 1;
+    return x->r < y->r ? -1 : x->r > y->r; /* any fixed order: qsort is not stable */
+}
+
+/* Start the pool on the queued slots (those learnt by the dry pass). */
+static void pool_start(const pcf_opts *o)
+{
+    size_t nq = 0;
+    for (size_t i = 0; i < R.ncache; i++)
+        nq += R.cache[i]->state == SLOT_QUEUED;
+    if (!nq || !(R.queue = malloc(nq * sizeof *R.queue)))
+        return;
+    for (size_t i = 0; i < R.ncache; i++)
+        if (R.cache[i]->state == SLOT_QUEUED)
+            R.queue[R.nqueue++] = R.cache[i];
+    qsort(R.queue, R.nqueue, sizeof *R.queue, cmp_cost);
+    int want = o->jobs > 0 ? o->jobs : PCF_CLIENT_JOBS;
+    if ((size_t)want > R.nqueue)
+        want = (int)R.nqueue;
+    if (!(R.threads = calloc((size_t)want, sizeof *R.threads)))
+        return; /* the main thread runs them as the cases ask */
+    for (int i = 0; i < want; i++) {
+        if (pthread_create(&R.threads[R.nthreads], NULL, pool_worker, NULL) != 0)
+            break;
+        R.nthreads++;
+    }
+}
+
+/* Every queued run done, the pool gone. */
+static void pool_join(void)
+{
+    for (int i = 0; i < R.nthreads; i++)
+        pthread_join(R.threads[i], NULL);
+    free(R.threads);
+    R.threads = NULL;
+    R.nthreads = 0;
+    free(R.queue);
+    R.queue = NULL;
+    R.nqueue = R.next = 0;
+}
+
+static void drop_runs(void)
+{
+    pool_join();
+    for (size_t q = 0; q < R.ncache; q++)
+        free_slot(R.cache[q]);
+    free(R.cache);
+    R.cache = NULL;
+    R.ncache = 0;
+}
+
 const pcf_crun *pcf_client_run(pcf_ctx *c, const pcf_cspec *spec)
 {
+    uint64_t t0 = pws_now_usec();
     pcf_cspec s = *spec;
     if (!s.persona)
         s.persona = R.persona;
@@ -659,28 +848,47 @@ const pcf_crun *pcf_client_run(pcf_ctx *c, const pcf_cspec *spec)
         s.np = R.o->np > 0 && R.o->np <= 64 ? R.o->np : 2;
     if (!s.script)
         s.script = "all";
-    for (size_t i = 0; i < R.ncache; i++)
-        if (same_spec(&R.cache[i]->spec, &s))
-            return R.cache[i];
-    pcf_crun *r = calloc(1, sizeof *r);
-    pcf_crun **nc = r ? realloc(R.cache, (R.ncache + 1) * sizeof *nc) : NULL;
-    if (!nc || !(r->ranks = calloc((size_t)s.np, sizeof *r->ranks))) {
-        free(r);
+    unsigned tmo = c->cur && c->cur->timeout_ms ? c->cur->timeout_ms : R.o->timeout_ms;
+    slot *sl = NULL;
+    for (size_t i = 0; i < R.ncache && !sl; i++)
+        if (same_spec(&R.cache[i]->r->spec, &s))
+            sl = R.cache[i];
+    if (R.dry) { /* learning which runs the cases want */
+        if (!sl)
+            new_slot(&s, tmo, SLOT_QUEUED);
+        return NULL;
+    }
+    bool mine = false;
+    pthread_mutex_lock(&pool_mu);
+    if (!sl) {
+        sl = new_slot(&s, tmo, SLOT_RUNNING);
+        mine = sl != NULL;
+    } else if (sl->state == SLOT_QUEUED) {
+        sl->state = SLOT_RUNNING;
+        mine = true;
+    }
+    pthread_mutex_unlock(&pool_mu);
+    if (!sl) {
         pcf_observe(c, "harness-error", "out of memory");
         return NULL;
     }
-    R.cache = nc;
-    R.cache[R.ncache++] = r;
-    r->spec = s; /* the strings are the cases' literals or --persona */
-    snprintf(r->persona, sizeof r->persona, "%s", s.persona);
-    r->np = s.np;
-    unsigned tmo = c->cur && c->cur->timeout_ms ? c->cur->timeout_ms : R.o->timeout_ms;
-    execute(r, tmo);
-    if (r->error[0]) {
-        pcf_observe(c, "harness-error", "%s", r->error);
+    if (mine)
+        run_slot(sl);
+    pthread_mutex_lock(&pool_mu);
+    while (sl->state != SLOT_DONE)
+        pthread_cond_wait(&pool_cv, &pool_mu);
+    pthread_mutex_unlock(&pool_mu);
+    /* the case's duration: its run's, wherever and whenever it ran */
+    R.spent += pws_now_usec() - t0;
+    bool first = !sl->delivered;
+    sl->delivered = true;
+    if (first)
+        R.charged += sl->r->usec;
+    if (first && sl->r->error[0]) {
+        pcf_observe(c, "harness-error", "%s", sl->r->error);
         return NULL;
     }
-    return r;
+    return sl->r;
 }
 
 /* ---------------------------------------------------------------- helpers */
@@ -824,15 +1032,45 @@ const char *pcf_cstatus(const pcf_crun *r, int rank, char *buf, size_t n)
 
 /* ---------------------------------------------------------------- the run */
 
-static void free_run(pcf_crun *r)
+/* What the reference run told about the program (kept: --repeat frees the
+ * run itself). */
+typedef struct refinfo {
+    bool ran;
+    int proto;
+    bool driver;
+} refinfo;
+
+/* Why case c is not run against this program (NULL: it is). */
+static const char *skip_reason(const pcf_case *c, const refinfo *ref)
 {
-    for (size_t i = 0; i < r->nreq; i++)
-        free(r->req[i].raw);
-    free(r->req);
-    for (int i = 0; i < r->np; i++)
-        free(r->ranks[i].out);
-    free(r->ranks);
-    free(r);
+    if (!ref->ran)
+        return "the program could not be run";
+    if (ref->proto == 1 && !(c->flags & PCF_V1))
+        return "a PMI-2 client case; the program speaks PMI-1";
+    if (ref->proto == 2 && !(c->flags & PCF_V2))
+        return "a PMI-1 client case; the program speaks PMI-2";
+    if (ref->proto == 0 && !(c->flags & PCF_V1 && c->flags & PCF_V2))
+        return "the program sent no init line: its protocol is unknown";
+    if ((c->flags & PCF_CDRIVER) && !ref->driver)
+        return "needs a driver's report lines (pmi2-driver / pmi1-driver)";
+    return NULL;
+}
+
+/* The dry pass: every runnable case's first run, queued for the pool. */
+static void learn_runs(const pcf_opts *o, const pcf_entry *all, size_t n, const refinfo *ref)
+{
+    pcf_ctx dry = { .rank = 0, .size = 1, .o = o };
+    R.dry = true;
+    for (size_t i = 0; i < n; i++) {
+        const pcf_case *c = all[i].c;
+        if (!pcf_selected(c->id, o->globs, o->nglobs) || skip_reason(c, ref))
+            continue;
+        pcf_ctx_begin_case(&dry, c, "dry", c->timeout_ms ? c->timeout_ms : o->timeout_ms);
+        ((const pcf_ccase *)c)->run(&dry);
+    }
+    R.dry = false;
+    if (dry.scratch)
+        pmc_decoder_free(dry.scratch);
 }
 
 int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
@@ -868,12 +1106,14 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
         fprintf(stderr, "pmi2-conform: %s sent no PMI request (rank 0: %s)%s%.300s\n", app[0],
                 pcf_cstatus(ref, 0, b, sizeof b), ref->ranks[0].errlen ? "; stderr: " : "",
                 ref->ranks[0].err);
-        for (size_t q = 0; q < R.ncache; q++)
-            free_run(R.cache[q]);
-        free(R.cache);
-        R.cache = NULL;
-        R.ncache = 0;
+        drop_runs();
         return PCF_EXIT_USAGE;
+    }
+    refinfo ri = { .ran = ref != NULL, .proto = ref ? ref->proto : 0,
+                   .driver = ref && ref->driver };
+    if (ref && o->repeat == 1) { /* --repeat wants fresh runs, one after the other */
+        learn_runs(o, all, n, &ri);
+        pool_start(o);
     }
     size_t total = 0, done = 0;
     for (size_t i = 0; i < n; i++)
@@ -884,17 +1124,7 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
             continue;
         pcf_progress(o, done++, total, c->id);
         pcf_result *res = pcf_results_get(&rs, &all[i]);
-        const char *skip = NULL;
-        if (!ref)
-            skip = "the program could not be run";
-        else if (ref->proto == 1 && !(c->flags & PCF_V1))
-            skip = "a PMI-2 client case; the program speaks PMI-1";
-        else if (ref->proto == 2 && !(c->flags & PCF_V2))
-            skip = "a PMI-1 client case; the program speaks PMI-2";
-        else if (ref->proto == 0 && !(c->flags & PCF_V1 && c->flags & PCF_V2))
-            skip = "the program sent no init line: its protocol is unknown";
-        else if ((c->flags & PCF_CDRIVER) && !ref->driver)
-            skip = "needs a driver's report lines (pmi2-driver / pmi1-driver)";
+        const char *skip = skip_reason(c, &ri);
         if (skip) {
             pcf_result_skip(res, skip);
             continue;
@@ -903,30 +1133,26 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
             char tag[32];
             snprintf(tag, sizeof tag, "c%zui%d", i, it);
             pcf_ctx_begin_case(&ctx, c, tag, c->timeout_ms ? c->timeout_ms : o->timeout_ms);
+            if (it > 0) /* --repeat: fresh runs */
+                drop_runs();
             uint64_t t0 = pws_now_usec();
-            if (it > 0) { /* --repeat: fresh runs */
-                for (size_t q = 0; q < R.ncache; q++)
-                    free_run(R.cache[q]);
-                R.ncache = 0;
-            }
+            R.spent = R.charged = 0;
             ((const pcf_ccase *)c)->run(&ctx);
             if (!ctx.observed)
                 pcf_observe(&ctx, "harness-error", "the case observed nothing");
             /* the library lacks the call the case grades (pcf_clacks) */
             if (strcmp(ctx.obs.outcome, "absent") == 0 && !pcf_outcome_find(c, "absent"))
                 ctx.obs.verdict = PCF_UNSUPPORTED;
+            /* grading time plus the runs it got first, however long it
+             * waited for them */
             pcf_result_add_run(res, ctx.obs.verdict, ctx.obs.outcome, ctx.obs.clause,
-                               ctx.obs.detail, pws_now_usec() - t0);
+                               ctx.obs.detail, pws_now_usec() - t0 - R.spent + R.charged);
         }
     }
     pcf_progress_end(o);
     if (ctx.scratch)
         pmc_decoder_free(ctx.scratch);
-    for (size_t q = 0; q < R.ncache; q++)
-        free_run(R.cache[q]);
-    free(R.cache);
-    R.cache = NULL;
-    R.ncache = 0;
+    drop_runs();
     rs.seconds = (double)(pws_now_usec() - R.t0) / 1e6;
     int code = pcf_report(&rs, o, stdout);
     pcf_results_free(&rs);
