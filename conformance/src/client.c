@@ -806,6 +806,8 @@ static void pool_start(const pcf_opts *o)
     int want = o->jobs > 0 ? o->jobs : PCF_CLIENT_JOBS;
     if ((size_t)want > R.nqueue)
         want = (int)R.nqueue;
+    if (want <= 1) /* --jobs 1: one run at a time, as the cases ask for them */
+        return;
     if (!(R.threads = calloc((size_t)want, sizeof *R.threads)))
         return; /* the main thread runs them as the cases ask */
     for (int i = 0; i < want; i++) {

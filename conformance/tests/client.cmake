@@ -14,6 +14,12 @@ foreach(drv pmi2-driver pmi1-driver)
         LABELS integration TIMEOUT 300)
 endforeach()
 
+# Runs at once or one after the other, the same verdicts.
+pmc_add_test(NAME conformance.client.libpmiclient.pmi2-driver.serial
+    COMMAND $<TARGET_FILE:pmi2-conform> client --timeout 10 --jobs 1
+        --baseline "${pcf_bl}/client-libpmiclient.json" -- $<TARGET_FILE:pmi2-driver>
+    LABELS integration TIMEOUT 300)
+
 foreach(dialect strict mpich-4.0-client mpich-4.1-client slurm-client)
     pmc_add_test(NAME "conformance.client.dialect.${dialect}"
         COMMAND $<TARGET_FILE:pmi2-conform> client --timeout 5
