@@ -197,7 +197,11 @@ setup_target() {
     T_CMD="pmi2-conform $T_MODE"
     local a
     for a in "${T_OPTS[@]}"; do
-        case "$a" in *[\ \']*) T_CMD+=" '${a//\'/\'\\\'\'}'" ;; *) T_CMD+=" $a" ;; esac
+        case "$a" in
+        *\'*) T_CMD+=" \"${a//\"/\\\"}\"" ;; # the --recover command quotes its paths
+        *[\ \"]*) T_CMD+=" '$a'" ;;
+        *) T_CMD+=" $a" ;;
+        esac
     done
     [ $T_MODE = client ] && T_CMD+=" -- ${T_PROG[*]#$build/}"
     return 0
@@ -282,6 +286,9 @@ run_once() { # name tag(real|floor) i
         [ "$got" = "$n" ] || st="index.json has $got cases, the report $n"
     fi
     ST[$name/$tag/$i]=$st
+    # launches that started no rank within the start timeout (the server did
+    # not release the previous job: Slurm's wedged steps), each a recovery
+    STUCK[$name/$tag/$i]=$(grep -c 'no rank of the launch started within' "$d/stderr.txt")
     printf '  %-14s %-5s %d/%d  %7.2f s  exit %d  %s%s\n' "$name" "$tag" "$i" "$repeat" "${W[$name/$tag/$i]}" "$rc" \
         "$(verdicts "$sum")" "$([ "$st" = ok ] || echo "  [$st]")" >&2
 }
@@ -312,7 +319,7 @@ section_medians() { # name tag rep
 }
 
 # ------------------------------------------------------------------ runs
-declare -A W S RC ST     # per run: wall, summary line, exit status, status
+declare -A W S RC ST STUCK # per run: wall, summary line, exit status, status, stuck launches
 declare -A M             # per target: figures
 ran=() skipped=()
 incomplete=0
@@ -353,9 +360,9 @@ for name in "${sel[@]}"; do
         walls=() st=ok
         for i in $(seq "$repeat"); do
             walls+=("${W[$name/$tag/$i]}")
-            if [ "${ST[$name/$tag/$i]}" != ok ] && [ $st = ok ]; then st="run $i: ${ST[$name/$tag/$i]}"; fi
+            if [ "${ST[$name/$tag/$i]}" != ok ] && [ "$st" = ok ]; then st="run $i: ${ST[$name/$tag/$i]}"; fi
         done
-        [ $st = ok ] || incomplete=1
+        [ "$st" = ok ] || incomplete=1
         M[$name/$tag/status]=$st
         M[$name/$tag/wall]=$(median "${walls[@]}")
         M[$name/$tag/runs]="${walls[*]}"
@@ -366,6 +373,7 @@ for name in "${sel[@]}"; do
         M[$name/$tag/summary]=${S[$name/$tag/$rep]}
         M[$name/$tag/varied]=$(for i in $(seq "$repeat"); do echo "${S[$name/$tag/$i]}"; done | sort -u | wc -l)
         M[$name/$tag/exit]=${RC[$name/$tag/$rep]}
+        M[$name/$tag/stuck]=${STUCK[$name/$tag/$rep]}
         section_medians "$name" "$tag" "$rep" > "$work/$name/$tag.sections"
         M[$name/$tag/cases_s]=$(awk -F '\t' '{ t += $3 } END { printf "%.3f", t / 1000 }' "$work/$name/$tag.sections")
     done
@@ -426,6 +434,7 @@ for kind in mock hydra slurm client; do
             [ -n "${M[$t/$tag/status]-}" ] || continue
             [ "${M[$t/$tag/status]}" = ok ] || echo "    $tag: ${M[$t/$tag/status]}: its figures are not comparable"
             [ "${M[$t/$tag/varied]}" -gt 1 ] && echo "    $tag: the verdicts differed between runs (shown: the median run's)"
+            [ "${M[$t/$tag/stuck]}" -gt 0 ] && echo "    $tag: ${M[$t/$tag/stuck]} launches started no rank within the start timeout (the server kept the previous job)$([ "$t" = slurm ] && echo ", each followed by --recover")"
         done
         if [ $floor = 1 ] && [ "$(verdicts "${M[$t/floor/summary]}")" != "$(verdicts "${M[$t/real/summary]}")" ]; then
             echo "    floor verdicts: $(verdicts "${M[$t/floor/summary]}")"
@@ -522,9 +531,9 @@ if [ -n "$json_out" ]; then
             printf ', "cases": %s' "$(json_num "${M[$t/cases]}")"
             for tag in real floor; do
                 [ -n "${M[$t/$tag/status]-}" ] || continue
-                printf ',\n      "%s": { "status": %s, "wall_s": %s, "runs_s": [%s], "cases_s": %s, "exit": %s, "summary": %s,\n' \
+                printf ',\n      "%s": { "status": %s, "wall_s": %s, "runs_s": [%s], "cases_s": %s, "stuck_launches": %s, "exit": %s, "summary": %s,\n' \
                     "$tag" "$(json_str "${M[$t/$tag/status]}")" "${M[$t/$tag/wall]}" \
-                    "$(sed 's/ /, /g' <<<"${M[$t/$tag/runs]}")" "${M[$t/$tag/cases_s]}" "$(json_num "${M[$t/$tag/exit]}")" \
+                    "$(sed 's/ /, /g' <<<"${M[$t/$tag/runs]}")" "${M[$t/$tag/cases_s]}" "${M[$t/$tag/stuck]}" "$(json_num "${M[$t/$tag/exit]}")" \
                     "$(json_str "${M[$t/$tag/summary]}")"
                 printf '        "sections": ['
                 awk -F '\t' '{ printf "%s\n          { \"section\": \"%s\", \"cases\": %d, \"ms\": %s, \"slowest\": \"%s\", \"slowest_ms\": %s }",
