@@ -905,9 +905,12 @@ static int case_hostile(void)
     pmc_out_free(&fl);
     printf("hostile: %d requests, p50 %lld us, p99 %lld us, %d garbage connections\n", REQS, p50,
            p99, garbage_conns);
-    /* under valgrind (scripts/valgrind.sh) only correctness is checked */
+    /* A server that the half frame, the flood or the garbage stalled makes
+     * honest requests wait for their deadlines (seconds); the bound is far
+     * below that and far above any load (the figures are the benchmark's:
+     * bench/server, not a timed test).  Under valgrind only correctness. */
     if (!getenv("PMC_UNDER_VALGRIND"))
-        CHECK(p99 < 1000, "p99 latency %lld us >= 1 ms", p99);
+        CHECK(p99 < 100000, "p99 latency %lld us >= 100 ms: a stalled loop", p99);
     CHECK(garbage_conns > 1, "garbage connections were not closed");
     return 0;
 }
