@@ -228,20 +228,15 @@ json_str() {
 }
 json_num() { case "$1" in ''|-|*x) printf 'null' ;; *) printf '%s' "$1" ;; esac; }
 
-# index.json -> one line per section, in the suite's order:
-# section <TAB> cases <TAB> sum of duration_ms <TAB> slowest case <TAB> its ms
-sections_of() {
+# index.json -> one line per case, in the suite's order: id <TAB> duration_ms
+cases_of() {
     awk '
     /^ *"[^"]*": \{ *"verdict"/ {
         id = $0; sub(/^ *"/, "", id); sub(/".*/, "", id)
         ms = 0
         if (match($0, /"duration_ms": *[-0-9.eE+]+/)) { v = substr($0, RSTART, RLENGTH); sub(/.*: */, "", v); ms = v + 0 }
-        sec = id; sub(/\/[^\/]*$/, "", sec)
-        if (!(sec in n)) order[++ns] = sec
-        n[sec]++; sum[sec] += ms
-        if (!(sec in top) || ms > top[sec]) { top[sec] = ms; topid[sec] = substr(id, length(sec) + 2) }
-    }
-    END { for (i = 1; i <= ns; i++) { s = order[i]; printf "%s\t%d\t%.3f\t%s\t%.3f\n", s, n[s], sum[s], topid[s], top[s] } }' "$1"
+        printf "%s\t%.3f\n", id, ms
+    }' "$1"
 }
 
 # one run of the current target: wall time, exit status, summary line, sections
@@ -273,16 +268,16 @@ run_once() { # name tag(real|floor) i
     sum=$(grep -E '^[0-9]+ tests, ' "$d/report.txt" | tail -n 1)
     S[$name/$tag/$i]=$sum
     RC[$name/$tag/$i]=$rc
-    if [ -f "$d/json/index.json" ]; then sections_of "$d/json/index.json" > "$d/sections.tsv"; else : > "$d/sections.tsv"; fi
+    if [ -f "$d/json/index.json" ]; then cases_of "$d/json/index.json" > "$d/cases.tsv"; else : > "$d/cases.tsv"; fi
     local st=ok
     if [ $rc = 124 ] || [ $rc = 137 ]; then st="killed at --deadline"
     elif [ -z "$sum" ]; then st="no summary line (exit $rc)"
-    elif [ ! -s "$d/sections.tsv" ]; then st="no index.json (exit $rc)"
+    elif [ ! -s "$d/cases.tsv" ]; then st="no index.json (exit $rc)"
     elif [ $rc != 0 ] && [ $rc != 1 ]; then st="incomplete (exit $rc)"
     else
         local n got
         n=${sum%% *}
-        got=$(awk -F '\t' '{ t += $2 } END { print t + 0 }' "$d/sections.tsv")
+        got=$(wc -l < "$d/cases.tsv")
         [ "$got" = "$n" ] || st="index.json has $got cases, the report $n"
     fi
     ST[$name/$tag/$i]=$st
@@ -293,28 +288,31 @@ run_once() { # name tag(real|floor) i
         "$(verdicts "$sum")" "$([ "$st" = ok ] || echo "  [$st]")" >&2
 }
 
-# per-section medians over the runs of one tag:
-# section cases ms slowest slowest_ms (slowest: of the run with the median wall)
-section_medians() { # name tag rep
-    local name=$1 tag=$2 rep=$3 i
-    for i in $(seq "$repeat"); do
-        awk -F '\t' -v r="$i" -v rep="$rep" '{ print r "\t" (r == rep) "\t" $0 }' "$work/$name/$tag-$i/sections.tsv"
-    done | awk -F '\t' '
+# Per section, from every case's median duration over the runs of one tag
+# (a case's section is its id up to the last /):
+# section <TAB> cases <TAB> ms (sum of the medians) <TAB> slowest case <TAB> its ms
+section_medians() { # name tag
+    local name=$1 tag=$2 i
+    for i in $(seq "$repeat"); do cat "$work/$name/$tag-$i/cases.tsv"; done | awk -F '\t' '
+    function median(id,    m, a, b, t, x) {
+        m = k[id]
+        for (a = 1; a <= m; a++) x[a] = v[id, a]
+        for (a = 2; a <= m; a++) { t = x[a]; for (b = a - 1; b >= 1 && x[b] > t; b--) x[b + 1] = x[b]; x[b + 1] = t }
+        return (m % 2) ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
+    }
     {
-        s = $3
-        if (!(s in k)) order[++ns] = s
-        k[s]++; v[s, k[s]] = $5
-        if (!(s in n) || $4 > n[s]) n[s] = $4
-        if ($2 == 1) { top[s] = $6; topms[s] = $7 }
+        if (!($1 in k)) order[++nc] = $1
+        k[$1]++; v[$1, k[$1]] = $2
     }
     END {
-        for (i = 1; i <= ns; i++) {
-            s = order[i]; m = k[s]
-            for (a = 1; a <= m; a++) x[a] = v[s, a]
-            for (a = 2; a <= m; a++) { t = x[a]; for (b = a - 1; b >= 1 && x[b] > t; b--) x[b + 1] = x[b]; x[b + 1] = t }
-            med = (m % 2) ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
-            printf "%s\t%d\t%.3f\t%s\t%s\n", s, n[s], med, (s in top) ? top[s] : "-", (s in topms) ? topms[s] : "-"
+        for (i = 1; i <= nc; i++) {
+            id = order[i]; ms = median(id)
+            sec = id; sub(/\/[^\/]*$/, "", sec)
+            if (!(sec in n)) sorder[++ns] = sec
+            n[sec]++; sum[sec] += ms
+            if (!(sec in top) || ms > top[sec]) { top[sec] = ms; topid[sec] = substr(id, length(sec) + 2) }
         }
+        for (i = 1; i <= ns; i++) { s = sorder[i]; printf "%s\t%d\t%.3f\t%s\t%.3f\n", s, n[s], sum[s], topid[s], top[s] }
     }'
 }
 
@@ -374,7 +372,7 @@ for name in "${sel[@]}"; do
         M[$name/$tag/varied]=$(for i in $(seq "$repeat"); do echo "${S[$name/$tag/$i]}"; done | sort -u | wc -l)
         M[$name/$tag/exit]=${RC[$name/$tag/$rep]}
         M[$name/$tag/stuck]=${STUCK[$name/$tag/$rep]}
-        section_medians "$name" "$tag" "$rep" > "$work/$name/$tag.sections"
+        section_medians "$name" "$tag" > "$work/$name/$tag.sections"
         M[$name/$tag/cases_s]=$(awk -F '\t' '{ t += $3 } END { printf "%.3f", t / 1000 }' "$work/$name/$tag.sections")
     done
     s=${M[$name/real/summary]}
@@ -449,7 +447,7 @@ for t in "${ran[@]}"; do
     none) continue ;;
     default) [ "$t" = strict ] || [ "$t" = hydra ] || continue ;;
     esac
-    echo "-- $t: per section (ms: sum of the cases' duration_ms; median of $repeat)"
+    echo "-- $t: per section (ms: sum of the cases' duration_ms$([ "$repeat" -gt 1 ] && echo ", each the median of $repeat runs"))"
     printf '%-20s %5s %10s %10s %7s  %s\n' section cases "real ms" "floor ms" ratio "slowest case (ms)"
     fsec="$work/$t/floor.sections"
     [ -f "$fsec" ] || fsec=/dev/null
