@@ -58,9 +58,11 @@ typedef struct launch {
 } launch;
 
 /* EXIT_GRACE_MS: every rank has ended, the launcher has this long to
- * return; DONE_GRACE_MS: rank 0 finished (the other ranks may still be in
+ * return (until one launcher has returned; then five times the slowest
+ * return seen, at least EXIT_MIN_MS); DONE_GRACE_MS: rank 0 finished (the other ranks may still be in
  * their finalize), the launcher has this long. */
-enum { EXIT_GRACE_MS = 5000, DONE_GRACE_MS = 45000, STALL_SLACK_MS = 45000, KILL_GRACE_MS = 1000 };
+enum { EXIT_GRACE_MS = 5000, EXIT_MIN_MS = 1500, DONE_GRACE_MS = 45000, STALL_SLACK_MS = 45000,
+       KILL_GRACE_MS = 1000 };
 
 /* How often the launches in flight are looked at; at most this many at once. */
 enum { POLL_MS = 10, MAX_JOBS = 64 };
@@ -81,6 +83,7 @@ typedef struct launch_outcome {
     int status;          /* wait status (L_EXITED) */
     unsigned waited_ms;  /* the wait that decided (start, stall, exit) */
     uint64_t start_us;   /* fork to the first alive rank, 0 when none */
+    uint64_t exit_lag_us; /* every rank ended to the launcher's return (L_EXITED) */
     bool all_ended;      /* L_HUNG_EXIT: every rank had ended (else rank 0 had finished) */
     pcf_resinfo info;
 } launch_outcome;
@@ -304,6 +307,7 @@ typedef struct running {
     pid_t pid;
     char res[1200], log[1200];
     unsigned start_ms;     /* no rank by then: stuck */
+    unsigned exit_ms;      /* every rank ended: the launcher returns by then, or is stuck */
     uint64_t t0, budget, last_growth, done_at, ended_at, last_check;
     off_t last_size;
     bool contended;        /* another launch ran while this one waited for its first rank */
@@ -402,7 +406,7 @@ static bool launch_step(const pcf_opts *o, const launch *L, running *rn, uint64_
         if ((out->info.done || out->info.lost) && !rn->done_at)
             rn->done_at = now;
     }
-    if (out->info.alive && !rn->ended_at && now - rn->last_check >= 250000) {
+    if (out->info.alive && !rn->ended_at && now - rn->last_check >= 50000) {
         rn->last_check = now;
         if (ranks_ended(&out->info, rn->res))
             rn->ended_at = now;
@@ -410,6 +414,7 @@ static bool launch_step(const pcf_opts *o, const launch *L, running *rn, uint64_
     if (w == rn->pid) {
         out->how = L_EXITED;
         out->status = st;
+        out->exit_lag_us = rn->ended_at ? now - rn->ended_at : 0;
         kill(-rn->pid, SIGKILL); /* stragglers of the job (orphaned ranks) */
         return true;
     }
@@ -423,9 +428,9 @@ static bool launch_step(const pcf_opts *o, const launch *L, running *rn, uint64_
     } else if (!out->info.alive && now - rn->t0 >= (uint64_t)rn->start_ms * 1000) {
         why = L_NOSTART;
         out->waited_ms = rn->start_ms;
-    } else if (rn->ended_at && now - rn->ended_at >= (uint64_t)EXIT_GRACE_MS * 1000) {
+    } else if (rn->ended_at && now - rn->ended_at >= (uint64_t)rn->exit_ms * 1000) {
         why = L_HUNG_EXIT;
-        out->waited_ms = EXIT_GRACE_MS;
+        out->waited_ms = rn->exit_ms;
         out->all_ended = true;
     } else if (rn->done_at && now - rn->done_at >= (uint64_t)DONE_GRACE_MS * 1000) {
         why = L_HUNG_EXIT;
@@ -609,6 +614,7 @@ typedef struct orch {
     int jobs;                /* launches at once (may drop to 1) */
     int harness;             /* a launch could not be started */
     uint64_t slowest_start;
+    uint64_t slowest_exit;   /* every rank ended to the launcher's return, the most seen */
     const pcf_entry *prev_last; /* the last case of the launch that ended last */
     char dead[1400];         /* why no launch can run any more */
     bool stopped;            /* by a signal or --deadline */
@@ -617,7 +623,22 @@ typedef struct orch {
     int startup_failed[3];
     char proto_dead[3][400];
     uint64_t run_deadline;
+    /* a shared launch of destructive cases ended after a case other than
+     * its first: this server is one that a case can leave damaged for the
+     * next, so from then on each destructive case has a launch of its own */
+    bool solo;
 } orch;
+
+/* How long a launcher may take to return once every rank of its job has
+ * ended: 5 s until one has returned, then five times the slowest return
+ * seen, at least EXIT_MIN_MS. */
+static unsigned exit_timeout(const orch *S)
+{
+    if (!S->slowest_exit)
+        return EXIT_GRACE_MS;
+    uint64_t ms = S->slowest_exit / 1000 * 5;
+    return ms < EXIT_MIN_MS ? EXIT_MIN_MS : ms > EXIT_GRACE_MS ? EXIT_GRACE_MS : (unsigned)ms;
+}
 
 /* Put a launch in the plan before every launch not yet started. */
 static void insert_launch(orch *S, launch l)
@@ -721,6 +742,8 @@ static void finished(orch *S, running *rn)
     int st = out->status;
     if (out->start_us > S->slowest_start)
         S->slowest_start = out->start_us;
+    if (out->how == L_EXITED && out->exit_lag_us > S->slowest_exit)
+        S->slowest_exit = out->exit_lag_us;
     if (out->how == L_FAILED)
         S->harness = 1;
 
@@ -815,6 +838,7 @@ static void finished(orch *S, running *rn)
     if (culprit && cur->n > 1 && culprit != cur->cases[0] &&
         (culprit->c->flags & PCF_DESTRUCTIVE)) {
         alone = culprit;
+        S->solo = true;
         pcf_result_forget(pcf_results_get(&S->rs, alone));
         launch solo = { .pmi = cur->pmi, .np = 2 };
         if (alone->c->min_ranks > solo.np)
@@ -896,6 +920,8 @@ static void finished(orch *S, running *rn)
         blame_wedge(&S->rs, last, what);
         last = NULL;
     }
+    if (out->how == L_HUNG_EXIT) /* the server kept the job: restore it now, not after a stuck start */
+        recover(o);
     S->prev_last = alone ? NULL : last; /* a wedge now is the shared launch's, run again */
 
     /* cases that never started: a launch of their own, unless this one
@@ -1019,12 +1045,33 @@ int pcf_run_orchestrated(const pcf_opts *o)
                 skip_rest(&S.rs, cur, S.proto_dead[cur->pmi]);
                 continue;
             }
+            if (S.solo && cur->n > 1 && (cur->cases[0]->c->flags & PCF_DESTRUCTIVE)) {
+                /* one case per launch from now on: the others go back in
+                 * the plan right after this one, in their order */
+                for (size_t i = cur->n; i-- > 1;) {
+                    launch one = { .pmi = cur->pmi, .np = 2 };
+                    if (cur->cases[i]->c->min_ranks > one.np)
+                        one.np = cur->cases[i]->c->min_ranks;
+                    one.cases = calloc(1, sizeof *one.cases);
+                    if (!one.cases) {
+                        pcf_notice(o, "out of memory");
+                        exit(PCF_EXIT_USAGE);
+                    }
+                    one.cases[0] = cur->cases[i];
+                    one.n = 1;
+                    insert_launch(&S, one);
+                    cur = &S.L[k]; /* the plan may have moved */
+                }
+                cur->n = 1;
+                cur->np = 2 > cur->cases[0]->c->min_ranks ? 2 : cur->cases[0]->c->min_ranks;
+            }
             unsigned per = o->timeout_ms + 5000;
             cur->budget_ms = 60000 + (unsigned)cur->n * per * (unsigned)(o->repeat > 1 ? o->repeat : 1);
             running *rn = &act[nact];
             memset(rn, 0, sizeof *rn);
             rn->k = k;
             rn->start_ms = start_timeout(o, S.slowest_start);
+            rn->exit_ms = exit_timeout(&S);
             snprintf(rn->res, sizeof rn->res, "%s/launch-%zu.results", dir, k);
             snprintf(rn->log, sizeof rn->log, "%s/launch-%zu.log", dir, k);
             if (!launch_begin(o, cur, self, rn)) {
@@ -1073,6 +1120,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
         snprintf(rn.res, sizeof rn.res, "%s/probe.results", dir);
         snprintf(rn.log, sizeof rn.log, "%s/probe.log", dir);
         rn.start_ms = start_timeout(o, S.slowest_start ? S.slowest_start : 1);
+        rn.exit_ms = exit_timeout(&S);
         pcf_progress_note(o, "checking that the server released the last job");
         run_launch(o, &probe, &rn, self, S.run_deadline, NULL);
         char said[1200];

@@ -36,6 +36,9 @@ enum { OBS_LEN = 700, CTL_SLACK_MS = 10000 };
  * others-affected. */
 enum { JOB_END_MS = 1500 };
 
+/* The least deadline of the harness's PMI start-up on every rank. */
+enum { HS_MIN_MS = 8000 };
+
 typedef struct plan_item {
     const pcf_entry *e;
     const char *skip; /* reason, or NULL */
@@ -329,7 +332,9 @@ int pcf_run_job(const pcf_opts *o)
         }
     }
     pcf_ctx c = { .pmi = o->pmi, .o = o };
-    unsigned hs_ms = o->timeout_ms > 15000 ? o->timeout_ms : 15000;
+    /* the start-up exchange gets the case deadline, and at least HS_MIN_MS
+     * (a loaded machine, a launcher still starting the other ranks) */
+    unsigned hs_ms = o->timeout_ms > HS_MIN_MS ? o->timeout_ms : HS_MIN_MS;
     bool hs_ok = pcf_ctl_handshake(&c, hs_ms) == 0;
     bool rank0 = c.rank == 0;
 

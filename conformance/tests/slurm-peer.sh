@@ -29,7 +29,7 @@ case "$mode" in
     launch)
         "$conform" server --launch 'srun --mpi=pmi2 -n {n}' \
             --recover "'$root/scripts/slurm-cluster.sh' reset '$cluster' >/dev/null 2>&1" \
-            --timeout 2 --start-timeout 8 --json "$work/json" --baseline "$baseline" > "$work/report.txt" 2> "$work/stderr.txt"
+            --timeout 2 --start-timeout 3 --json "$work/json" --baseline "$baseline" > "$work/report.txt" 2> "$work/stderr.txt"
         rc=$?
         tail -3 "$work/report.txt"
         if grep -q '^  ERROR ' "$work/report.txt"; then
