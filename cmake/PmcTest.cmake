@@ -11,7 +11,8 @@
 #
 # Labels select suites: `unit` (Check tests, corpus), `integration` (end to
 # end: tools, mock peers, install), `peer` (against real mpiexec.hydra /
-# libmpich).  A misspelt label would silently drop a test from its suite, so
+# libmpich), `long` (beside integration: runs the asan preset leaves to the
+# default one).  A misspelt label would silently drop a test from its suite, so
 # only names in PMC_TEST_LABELS are accepted; a directory that needs a new
 # suite appends to that list first.
 #
@@ -23,7 +24,7 @@
 
 include_guard(GLOBAL)
 
-set(PMC_TEST_LABELS unit integration peer)
+set(PMC_TEST_LABELS unit integration peer long)
 set(PMC_TEST_SKIP_CODE 77)
 
 function(pmc_add_test)
