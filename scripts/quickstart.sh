@@ -24,7 +24,9 @@ usage: scripts/quickstart.sh run|test
          preset, then run the main job:
            ${MAIN_JOB[*]}
   test   Install missing Debian packages, then for each preset in
-         (${TEST_PRESETS[*]}): configure, build and run the whole ctest suite;
+         (${TEST_PRESETS[*]}): configure, build and run the whole ctest suite
+         (the default preset's Slurm peer tests run in the background, beside
+         the rest, and are waited for at the end);
          then the mock server's integration tests under valgrind
          (scripts/valgrind.sh) and a bounded smoke run of every libFuzzer
          harness (preset fuzz).  Fails if any test fails.
@@ -66,10 +68,31 @@ cmd_run() {
     "${SURVEY[@]}" || die "trace survey failed (exit $?)"
 }
 
+# The Slurm peer tests (a one-node cluster they start and stop themselves,
+# root only) mostly wait on srun and on the server's deadlines: they run in
+# the background beside the other presets' builds and tests, from their own
+# log, and count like any test.
+SLURM_TESTS='^(peer|conformance)[.]slurm[.]'
+
 cmd_test() {
     deps
     local preset
+    slurm_pid='' slurm_log="$root/build/slurm-tests.log"
+    build_preset default
+    local nslurm
+    nslurm=$(ctest --preset default -N -R "$SLURM_TESTS" 2>/dev/null | grep -c '^ *Test *#' || true)
+    if [ "${nslurm:-0}" -gt 0 ]; then
+        say "test (default: Slurm peer tests, in the background; log $slurm_log)"
+        ctest --preset default --output-on-failure -R "$SLURM_TESTS" >"$slurm_log" 2>&1 &
+        slurm_pid=$!
+        # on an early failure, still let them finish (their fixture stops the cluster)
+        trap 'wait "$slurm_pid" 2>/dev/null; cat "$slurm_log"' EXIT
+    fi
+    say "test (default)"
+    ctest --preset default --output-on-failure -j "$TEST_JOBS" -E "$SLURM_TESTS" \
+        || die "tests failed for preset 'default'"
     for preset in "${TEST_PRESETS[@]}"; do
+        [ "$preset" = default ] && continue
         build_preset "$preset"
         say "test ($preset)"
         ctest --preset "$preset" --output-on-failure -j "$TEST_JOBS" \
@@ -80,6 +103,14 @@ cmd_test() {
     build_preset fuzz
     say "fuzz smoke (each libFuzzer harness for a bounded time)"
     ctest --preset fuzz --output-on-failure -j "$TEST_JOBS" || die "a fuzz harness found a crash"
+    if [ -n "$slurm_pid" ]; then
+        say "test (default: Slurm peer tests)"
+        local rc=0
+        wait "$slurm_pid" || rc=$?
+        trap - EXIT
+        cat "$slurm_log"
+        [ "$rc" -eq 0 ] || die "tests failed for preset 'default' (Slurm peer tests)"
+    fi
     say "all tests passed (${TEST_PRESETS[*]}, valgrind, fuzz smoke)"
 }
 
