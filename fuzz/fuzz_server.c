@@ -26,7 +26,9 @@
  *     (the honest fullinit is then refused: an error response, or EOF; a
  *     claim still waiting for its authentication does not count),
  *     or the persona imitates Hydra's head-of-line blocking and a hostile
- *     rank holds part of a message (pms_server_hol_blocked);
+ *     rank holds part of a message (pms_server_hol_blocked), or Slurm's
+ *     step-wide failure: after one failure nothing of the job is served
+ *     (pms_job_unserved);
  *   - the event loop settles once the input stops (no busy loop);
  *   - the server frees everything (LeakSanitizer). */
 #ifndef _GNU_SOURCE
@@ -154,14 +156,16 @@ static bool honest_exchange(pms_server *s, pms_job *j, peer *p, pmc_enc *enc, co
         }
         FZ_CHECK(rc == PMC_AGAIN, "honest rank: undecodable reply: %s", e.detail);
         if (p->eof) {
-            FZ_CHECK(pms_job_aborted(j) || identity_stolen,
+            FZ_CHECK(pms_job_aborted(j) || identity_stolen || pms_job_unserved(j),
                      "the server closed the honest rank's connection while it waited for %s, "
                      "and the job was not taken down", want);
             return false;
         }
         /* the hydra personas stall a node behind a hostile rank's partial
-         * message, as Hydra does (the honest rank writes whole messages) */
-        if (pms_server_hol_blocked(s))
+         * message, as Hydra does (the honest rank writes whole messages);
+         * the slurm persona stops serving the whole job after a failure,
+         * as Slurm's agent does for the step */
+        if (pms_server_hol_blocked(s) || pms_job_unserved(j))
             return false;
         pms_server_run(s, 1); /* nothing yet: give the loop a moment */
     }

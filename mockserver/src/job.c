@@ -80,6 +80,11 @@ bool pms_job_aborted(const pms_job *j)
     return j->aborted;
 }
 
+bool pms_job_unserved(const pms_job *j)
+{
+    return j->wedged;
+}
+
 int pms_job_exit_code(const pms_job *j)
 {
     return j->exit_code;
@@ -327,6 +332,7 @@ void pms_job_crash(pms_conn *c, const char *why)
         pms_conn_close(c, why); /* only the connection that caused it */
         return;
     }
+    c->job->wedged = true; /* the agent is gone: nothing of the step is served again */
     for (pms_conn *o = c->srv->conns; o; o = o->next)
         if (o->job == c->job && !o->dead)
             pms_conn_close(o, why);

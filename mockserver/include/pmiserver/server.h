@@ -68,6 +68,9 @@ int pms_job_size(const pms_job *j);
 bool pms_job_finished(const pms_job *j);   /* every rank finalized or gone */
 int pms_job_exit_code(const pms_job *j);   /* abort's code, or 0 */
 bool pms_job_aborted(const pms_job *j);
+/* The persona stopped serving every connection of the job, as Slurm's PMI
+ * agent does for the whole step after one failure (job_wide_failures). */
+bool pms_job_unserved(const pms_job *j);
 
 /* PMI_FD mode: a socketpair for rank `rank` of job `j`; returns the
  * client's end (close-on-exec cleared by the launcher), -1 on error. */
