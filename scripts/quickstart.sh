@@ -13,7 +13,9 @@ MAIN_JOB=(build/default/conformance/pmi2-conform server
 SURVEY=(build/default/tools/pmi-trace/pmi-trace survey traces/)
 
 TEST_PRESETS=(default asan)
-TEST_JOBS=2
+# Tests at once: most of them wait (on a server's deadline, a launcher, a
+# peer), so one more than the two cores this project is built on.
+TEST_JOBS=3
 
 usage() {
     cat <<USAGE
