@@ -284,15 +284,7 @@ echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 [ $keep_log = 1 ] && echo "logs: $logdir"
 if [ $check = 1 ] && [ $failed = 1 ]; then
     echo "run.sh: a bare-epoll or mockserver run did not complete (see the status column)" >&2
-    [ $keep_log = 0 ] && { if [ $noslurm = 0 ]; then
-    if [ -z "$srun" ] && [ -n "${SLURM_CONF:-}" ]; then srun=$(command -v srun 2>/dev/null); fi
-    if [ -z "$srun" ] || ! timeout 20 "$srun" -n1 --immediate=15 true >/dev/null 2>&1; then
-        [ -n "$srun" ] && echo "run.sh: srun runs no step (SLURM_CONF=${SLURM_CONF:-unset}): Slurm rows skipped" >&2
-        noslurm=1
-    fi
-fi
-
-keep_log=1; echo "logs kept in $logdir" >&2; }
+    [ $keep_log = 0 ] && { keep_log=1; echo "logs kept in $logdir" >&2; }
     exit 1
 fi
 if [ $check = 1 ]; then
