@@ -88,7 +88,7 @@ cmd_test() {
         ctest --preset default --output-on-failure -R "$SLURM_TESTS" >"$slurm_log" 2>&1 &
         slurm_pid=$!
         # on an early failure, still let them finish (their fixture stops the cluster)
-        trap 'wait "$slurm_pid" 2>/dev/null; cat "$slurm_log"' EXIT
+        trap 'rc=$?; trap - EXIT; wait "$slurm_pid" 2>/dev/null; cat "$slurm_log"; exit "$rc"' EXIT
     fi
     say "test (default)"
     ctest --preset default --output-on-failure -j "$TEST_JOBS" -E "$SLURM_TESTS" \
