@@ -980,7 +980,7 @@ static void show_progress(const orch *S, const running *act, int nact)
         if (!rn->out.info.alive && now - rn->t0 >= 2000000 && !note[0])
             snprintf(note, sizeof note, "waiting for a launch's ranks to start: %u s (stuck at "
                      "%u s)", (unsigned)((now - rn->t0) / 1000000), rn->start_ms / 1000);
-        else if (rn->ended_at && !note[0])
+        else if (rn->ended_at && now - rn->ended_at >= 1000000 && !note[0])
             snprintf(note, sizeof note, "every rank ended; waiting for the launcher to return: "
                      "%u s", (unsigned)((now - rn->ended_at) / 1000000));
     }
