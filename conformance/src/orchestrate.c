@@ -656,6 +656,20 @@ static void insert_launch(orch *S, launch l)
     S->nl++;
 }
 
+/* A launch of destructive case e alone: rank 0 and its victim (or as many
+ * ranks as the case needs). */
+static launch one_case_launch(const pcf_opts *o, int pmi, const pcf_entry *e)
+{
+    launch one = { .pmi = pmi, .np = e->c->min_ranks > 2 ? e->c->min_ranks : 2, .n = 1 };
+    one.cases = calloc(1, sizeof *one.cases);
+    if (!one.cases) {
+        pcf_notice(o, "out of memory");
+        exit(PCF_EXIT_USAGE);
+    }
+    one.cases[0] = e;
+    return one;
+}
+
 /* Cases that may end their job (destructive) run several to a launch, each
  * on a victim rank of its own, one at a time: the harness can tell which
  * one ended the job (rank 0 records its start first, and asks the server
@@ -840,17 +854,7 @@ static void finished(orch *S, running *rn)
         alone = culprit;
         S->solo = true;
         pcf_result_forget(pcf_results_get(&S->rs, alone));
-        launch solo = { .pmi = cur->pmi, .np = 2 };
-        if (alone->c->min_ranks > solo.np)
-            solo.np = alone->c->min_ranks;
-        solo.cases = calloc(1, sizeof *solo.cases);
-        if (!solo.cases) {
-            pcf_notice(o, "out of memory");
-            exit(PCF_EXIT_USAGE);
-        }
-        solo.cases[0] = alone;
-        solo.n = 1;
-        insert_launch(S, solo);
+        insert_launch(S, one_case_launch(o, cur->pmi, alone));
         if (o->verbose)
             pcf_notice(o, "the launch ended after case %s, not its first: it runs again alone",
                        alone->c->id);
@@ -1049,21 +1053,11 @@ int pcf_run_orchestrated(const pcf_opts *o)
                 /* one case per launch from now on: the others go back in
                  * the plan right after this one, in their order */
                 for (size_t i = cur->n; i-- > 1;) {
-                    launch one = { .pmi = cur->pmi, .np = 2 };
-                    if (cur->cases[i]->c->min_ranks > one.np)
-                        one.np = cur->cases[i]->c->min_ranks;
-                    one.cases = calloc(1, sizeof *one.cases);
-                    if (!one.cases) {
-                        pcf_notice(o, "out of memory");
-                        exit(PCF_EXIT_USAGE);
-                    }
-                    one.cases[0] = cur->cases[i];
-                    one.n = 1;
-                    insert_launch(&S, one);
+                    insert_launch(&S, one_case_launch(o, cur->pmi, cur->cases[i]));
                     cur = &S.L[k]; /* the plan may have moved */
                 }
                 cur->n = 1;
-                cur->np = 2 > cur->cases[0]->c->min_ranks ? 2 : cur->cases[0]->c->min_ranks;
+                cur->np = cur->cases[0]->c->min_ranks > 2 ? cur->cases[0]->c->min_ranks : 2;
             }
             unsigned per = o->timeout_ms + 5000;
             cur->budget_ms = 60000 + (unsigned)cur->n * per * (unsigned)(o->repeat > 1 ? o->repeat : 1);
