@@ -116,6 +116,7 @@ typedef struct pcf_opts {
     int repeat;
     unsigned timeout_ms;    /* per case */
     int pmi;                /* control protocol of this run: 1 or 2 */
+    bool pmi_given;         /* --pmi was given: orchestrated, only that protocol's launches */
     const char *launch;     /* orchestrated: the launch template */
     int np;                 /* ranks per launch (orchestrated) */
     const char *junit, *json_dir, *html, *baseline, *write_baseline, *results_file;

@@ -28,7 +28,9 @@ static void usage(FILE *f)
           "(pmi2/kvs); !GLOB excludes.  Default: every case.\n"
           "\n"
           "options:\n"
-          "      --pmi 1|2           protocol the job's sessions speak (default 2)\n"
+          "      --pmi 1|2           protocol the job's sessions speak (default 2); with\n"
+          "                          --launch: only that protocol's launches (default both),\n"
+          "                          the other protocol's cases SKIPPED with the reason\n"
           "      --persona NAME      client mode: the mock server's persona (default strict)\n"
           "      --launch TEMPLATE   orchestrate: run launches of TEMPLATE with {n} = ranks\n"
           "  -n, --np N              ranks per orchestrated launch (default 4; client mode:\n"
@@ -117,6 +119,7 @@ static int apply(pcf_opts *o, int ch, const char *arg)
             fprintf(stderr, "pmi2-conform: --pmi takes 1 or 2\n");
             return PCF_EXIT_USAGE;
         }
+        o->pmi_given = true;
         return -1;
     case O_LAUNCH: o->launch = arg; return -1;
     case 'n':

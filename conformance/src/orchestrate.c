@@ -656,6 +656,16 @@ static void insert_launch(orch *S, launch l)
     S->nl++;
 }
 
+/* --pmi N with --launch: a case the run's protocol cannot run, and why. */
+static void pmi_skip(orch *S, const pcf_entry *e, const char *why)
+{
+    char text[300];
+    size_t n = strcspn(why, ":"); /* "needs a PMI-2 session" without run-as-job advice */
+    snprintf(text, sizeof text, "not run: %.*s; this run speaks PMI-%d only (--pmi %d; without "
+             "--pmi, --launch runs both)", (int)n, why, S->o->pmi, S->o->pmi);
+    pcf_result_skip(pcf_results_get(&S->rs, e), text);
+}
+
 /* A launch of destructive case e alone: rank 0 and its victim (or as many
  * ranks as the case needs). */
 static launch one_case_launch(const pcf_opts *o, int pmi, const pcf_entry *e)
@@ -687,6 +697,8 @@ static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
         exit(PCF_EXIT_USAGE);
     }
     for (int pmi = 2; pmi >= 1; pmi--) {
+        if (o->pmi_given && pmi != o->pmi)
+            continue;
         launch *g = &S->L[S->nl];
         g->pmi = pmi;
         g->np = np;
@@ -695,7 +707,8 @@ static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
             const pcf_case *c = all[i].c;
             if (!pcf_selected(c->id, o->globs, o->nglobs) || (c->flags & PCF_DESTRUCTIVE))
                 continue;
-            if (!pcf_unrunnable(c, pmi, 1 << 20) && (pmi == 2 || !(c->flags & PCF_V2))) {
+            if (!pcf_unrunnable(c, pmi, 1 << 20) &&
+                (pmi == 2 || o->pmi_given || !(c->flags & PCF_V2))) {
                 g->cases[g->n++] = &all[i];
                 if (c->min_ranks > g->np)
                     g->np = c->min_ranks;
@@ -712,6 +725,15 @@ static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
         if (!pcf_selected(c->id, o->globs, o->nglobs) || !(c->flags & PCF_DESTRUCTIVE))
             continue;
         int pmi = (c->flags & PCF_V2) ? 2 : 1;
+        if (o->pmi_given) {
+            const char *why = pcf_unrunnable(c, o->pmi, 1 << 20);
+            if (why) { /* the server may not speak the other protocol at all */
+                pmi_skip(S, &all[i], why);
+                S->total++;
+                continue;
+            }
+            pmi = o->pmi;
+        }
         launch *g;
         if (!(c->flags & PCF_COLLECTIVE) && open[pmi] && open[pmi]->n < VICTIMS_PER_LAUNCH) {
             g = open[pmi];
@@ -736,6 +758,15 @@ static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
     }
     for (size_t k = 0; k < S->nl; k++)
         S->total += S->L[k].n;
+    if (o->pmi_given) /* the other protocol's non-destructive cases: why they did not run */
+        for (size_t i = 0; i < nall; i++) {
+            const pcf_case *c = all[i].c;
+            const char *why = pcf_unrunnable(c, o->pmi, 1 << 20);
+            if (!pcf_selected(c->id, o->globs, o->nglobs) || (c->flags & PCF_DESTRUCTIVE) || !why)
+                continue;
+            pmi_skip(S, &all[i], why);
+            S->total++;
+        }
 }
 
 /* A launch has ended: grade what its end says, plan what it left. */
