@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* How long a victim asks whether its connection is still served after an
  * error answer (pcf_ask_served): a server that keeps the connection answers
