@@ -50,6 +50,8 @@ static void usage(FILE *f)
           "      --nodes K           simulate K nodes (default 1)\n"
           "      --map block|cyclic  how ranks are placed on nodes (default block)\n"
           "      --persona NAME      strict (SPEC.md, default), hydra-4.0, hydra-4.1, slurm\n"
+          "      --mutant NAME       the strict persona with one clause broken (pmi2-conform\n"
+          "                          mutate); --mutant list prints them with their clauses\n"
           "      --pmi-port[=tcp|unix]  give ranks PMI_PORT+PMI_ID instead of PMI_FD\n"
           "      --listen tcp[:PORT]|unix:PATH\n"
           "                          start no program: print PMI_PORT=... and serve clients\n"
@@ -195,8 +197,9 @@ int main(int argc, char **argv)
     size_t npm = 0;
     bool pmiport_given = false;
     long long num;
+    static char mutant_persona[128];
 
-    enum { O_NODES = 256, O_MAP, O_PERSONA, O_PMIPORT, O_LISTEN, O_LABEL, O_USIZE, O_APPNUM,
+    enum { O_NODES = 256, O_MAP, O_PERSONA, O_MUTANT, O_PMIPORT, O_LISTEN, O_LABEL, O_USIZE, O_APPNUM,
            O_SECRET_FILE, O_SECRET_ENV, O_REQ_AUTH, O_TIMEOUT, O_TLS_CERT, O_TLS_KEY, O_TLS_CA,
            O_TLS_VERIFY, O_PRE, O_RANK_EXIT, O_JOB_END, O_TRACE, O_MAX_OUT, O_STALL, O_SCRIPT };
     static const struct option longopts[] = {
@@ -204,6 +207,7 @@ int main(int argc, char **argv)
         { "nodes", required_argument, 0, O_NODES },
         { "map", required_argument, 0, O_MAP },
         { "persona", required_argument, 0, O_PERSONA },
+        { "mutant", required_argument, 0, O_MUTANT },
         { "pmi-port", optional_argument, 0, O_PMIPORT },
         { "listen", required_argument, 0, O_LISTEN },
         { "label", no_argument, 0, O_LABEL },
@@ -245,6 +249,14 @@ int main(int argc, char **argv)
             }
             break;
         case O_PERSONA: cfg.persona = optarg; break;
+        case O_MUTANT:
+            if (strcmp(optarg, "list") == 0) {
+                pms_mutant_list(stdout);
+                return 0;
+            }
+            snprintf(mutant_persona, sizeof mutant_persona, "mutant:%s", optarg);
+            cfg.persona = mutant_persona;
+            break;
         case O_PMIPORT:
             pmiport_given = true;
             if (!optarg || strcmp(optarg, "tcp") == 0)
@@ -298,7 +310,8 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!pms_persona_exists(cfg.persona)) {
-        fprintf(stderr, "pmi-mockserver: unknown persona '%s' (strict, hydra-4.0, hydra-4.1, slurm)\n",
+        fprintf(stderr, "pmi-mockserver: unknown persona '%s' (strict, hydra-4.0, hydra-4.1, slurm; "
+                        "mutants: --mutant list)\n",
                 cfg.persona);
         return EXIT_USAGE;
     }

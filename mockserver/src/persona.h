@@ -142,8 +142,11 @@ typedef struct pms_persona {
     bool crash_on_v1_spaces;      /* PMI-1 runs of spaces crash slurmstepd (observed) */
     bool crash_on_big_frame;      /* a frame above the maximum crashes slurmstepd (observed) */
     bool no_local_env;            /* the launcher sets no MPI_LOCALNRANKS/MPI_LOCALRANKID */
+    const char *mutant;           /* a mutant's name: the behaviour PMS_MUTANT() switches on
+                                   * (mutant.h); NULL for the real personas */
 } pms_persona;
 
+/* By name; "mutant:NAME" is the strict persona with that mutant (mutant.h). */
 const pms_persona *pms_persona_get(const char *name);
 const pms_persona *const *pms_persona_list(size_t *n);
 

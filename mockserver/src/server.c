@@ -1,5 +1,6 @@
 /* Server lifecycle, logging, listeners and the epoll loop. */
 #include "internal.h"
+#include "mutant.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,6 +89,11 @@ void pms_trace_event(pms_server *s, const pms_conn *c, int kind, int side, const
 bool pms_persona_exists(const char *name)
 {
     return pms_persona_get(name) != NULL;
+}
+
+void pms_mutant_list(FILE *f)
+{
+    pms_mutant_print_list(f);
 }
 
 void pms_log(pms_server *s, int level, const char *fmt, ...)

@@ -54,6 +54,9 @@ typedef struct pms_config {
 
 void pms_config_default(pms_config *c);
 bool pms_persona_exists(const char *name);
+/* The mutants (the strict persona with one clause broken; persona
+ * "mutant:NAME"), one per line: name TAB clause TAB what [TAB unobservable: why]. */
+void pms_mutant_list(FILE *f);
 /* The launcher sets MPI_LOCALNRANKS and MPI_LOCALRANKID (not the slurm persona) */
 bool pms_server_local_env(const pms_server *s);
 

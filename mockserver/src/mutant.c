@@ -1,0 +1,36 @@
+/* The mutant registry: lookup over the three tables, the patched persona. */
+#include "mutant.h"
+
+static const pms_mutant *const tables[] = { pms_mutants_flags, pms_mutants_v1, pms_mutants_v2 };
+
+const pms_mutant *pms_mutant_get(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const pms_mutant *m = tables[t]; m->name; m++)
+            if (strcmp(m->name, name) == 0)
+                return m;
+    return NULL;
+}
+
+const pms_persona *pms_mutant_persona(const pms_mutant *m)
+{
+    static pms_persona p;
+    p = *pms_persona_get("strict");
+    p.mutant = m->name;
+    if (m->patch)
+        m->patch(&p);
+    return &p;
+}
+
+void pms_mutant_print_list(FILE *f)
+{
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const pms_mutant *m = tables[t]; m->name; m++) {
+            fprintf(f, "%s\t%s\t%s", m->name, m->clause, m->what);
+            if (m->unobservable)
+                fprintf(f, "\tunobservable: %s", m->unobservable);
+            fputc('\n', f);
+        }
+}

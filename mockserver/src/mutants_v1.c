@@ -1,0 +1,6 @@
+/* Behaviour mutants (v1): the handlers test PMS_MUTANT(persona, name). */
+#include "mutant.h"
+
+const pms_mutant pms_mutants_v1[] = {
+    { NULL, NULL, NULL, NULL, NULL },
+};
