@@ -10,6 +10,9 @@
 
 enum { PCF_EXIT_OK = 0, PCF_EXIT_NONCONFORMANT = 1, PCF_EXIT_USAGE = 2 };
 
+/* pmi2-conform mutate (mutate.c): its own options from argv[1] on. */
+int pcf_mutate_main(int argc, char **argv);
+
 /* ---- registry ------------------------------------------------------------ */
 
 typedef struct pcf_entry {

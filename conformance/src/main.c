@@ -17,6 +17,7 @@ static void usage(FILE *f)
           "       pmi2-conform server --launch 'LAUNCHER -n {n}' [options] [GLOB...]\n"
           "       pmi2-conform client [--persona P] [options] [GLOB...] -- PROGRAM [ARGS]\n"
           "       LAUNCHER pmi2-conform fuzz [options]   (wire fuzzing: pmi2-conform fuzz --help)\n"
+          "       pmi2-conform mutate [--client] [options]  (the suite against mutants: --help)\n"
           "       pmi2-conform --list [GLOB...]\n"
           "\n"
           "Conformance suite for PMI servers (process managers) against SPEC.md.  Run as\n"
@@ -247,6 +248,8 @@ int main(int argc, char **argv)
     }
     if (mode && strcmp(mode, "fuzz") == 0) /* its own options, from the mode word on */
         return pcf_fuzz_main(argc - optind + 1, argv + optind - 1);
+    if (mode && strcmp(mode, "mutate") == 0) /* the suite against mutants (mutate.c) */
+        return pcf_mutate_main(argc - optind + 1, argv + optind - 1);
     if (pcf_registry_check(stderr) != 0 || pcf_client_registry_check(stderr) != 0)
         return PCF_EXIT_USAGE;
     if (mode && strcmp(mode, "server") != 0 && strcmp(mode, "client") != 0) {
