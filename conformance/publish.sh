@@ -7,8 +7,15 @@
 # console report), stderr.txt (what the launcher printed) and json/
 # (index.json, one JSON per case, the per-case wire transcripts as traces).  The repository keeps
 # report.html, console.txt and json/index.json (results/.gitignore).
+# The suite's grading power is published beside them: pmi2-conform mutate
+# against every server mutant (results/mutation-server) and every client
+# mutant (results/mutation-client): console.txt (per mutant the cases that
+# caught it, per case the mutants it catches, the survivors with their
+# reason, the score) and mutation.json (what the ctest re-check expects).
 #
-#   conformance/publish.sh [BUILD_DIR]     (default build/default; built first if missing)
+#   conformance/publish.sh [BUILD_DIR [TARGET_GLOB...]]
+#       BUILD_DIR defaults to build/default (built first if missing); with
+#       globs, only the matching targets are regenerated ('mock-*' 'mutation-*').
 #
 # Exit status: 0 when every report was written (whatever the verdicts), 1 otherwise.
 set -uo pipefail
@@ -20,14 +27,27 @@ fi
 conform=$build/conformance/pmi2-conform
 mock=$build/mockserver/pmi-mockserver
 out=results
-# every target's directory is rewritten; results/README.md and .gitignore stay
+shift $(($# > 0 ? 1 : 0))
+wanted=("$@") # target globs; none: every target
+# a regenerated target's directory is rewritten; results/README.md and .gitignore stay
 mkdir -p "$out"
-find "$out" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} +
 status=0
+
+want() { # name: is this target regenerated?
+    [ ${#wanted[@]} -eq 0 ] && return 0
+    local g
+    for g in "${wanted[@]}"; do
+        # shellcheck disable=SC2053
+        [[ $1 == $g ]] && return 0
+    done
+    return 1
+}
 
 server() { # name launcher [options...]
     local name=$1 launch=$2
     shift 2
+    want "$name" || return 0
+    rm -rf "${out:?}/$name"
     mkdir -p "$out/$name"
     "$conform" server --launch "$launch" --json "$out/$name/json" --html "$out/$name/report.html" \
         "$@" >"$out/$name/console.txt" 2>"$out/$name/stderr.txt"
@@ -38,6 +58,8 @@ server() { # name launcher [options...]
 client() { # name program [args...]
     local name=$1
     shift
+    want "$name" || return 0
+    rm -rf "${out:?}/$name"
     mkdir -p "$out/$name"
     "$conform" client --json "$out/$name/json" --html "$out/$name/report.html" -- "$@" \
         >"$out/$name/console.txt" 2>"$out/$name/stderr.txt"
@@ -53,7 +75,9 @@ fi
 # Slurm 22.05 (srun --mpi=pmi2), PMI-2 and PMI-1 as it serves them, on a
 # throwaway one-node cluster; a step Slurm leaves completing is recovered by
 # resetting the cluster between launches (and graded ERR-18).
-if command -v srun >/dev/null && [ "$(id -u)" -eq 0 ]; then
+if ! want slurm-22.05; then
+    :
+elif command -v srun >/dev/null && [ "$(id -u)" -eq 0 ]; then
     cluster=$(mktemp -d /tmp/pcf-publish-slurm-XXXXXX)
     if env_line=$(scripts/slurm-cluster.sh up "$cluster") && eval "$env_line"; then
         SLURM_OVERCOMMIT=1 server slurm-22.05 "srun --mpi=pmi2 -n {n}" --timeout 2 \
@@ -86,4 +110,24 @@ if [ -x "$build/conformance/drivers/pmi2-driver-libpmi2" ]; then
 else
     echo "publish: $build/conformance/drivers/pmi2-driver-libpmi2 not built (no Slurm libpmi2); skipped" >&2
 fi
+
+mutation() { # kind (server or client) [mutate options...]
+    local kind=$1 name=mutation-$1 tmp
+    shift
+    want "$name" || return 0
+    rm -rf "${out:?}/$name"
+    mkdir -p "$out/$name"
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/pcf-publish-mutate-XXXXXX")
+    "$conform" mutate "$@" -v --out "$tmp" >"$out/$name/console.txt" 2>"$out/$name/stderr.txt"
+    if [ -f "$tmp/mutation.json" ]; then
+        cp "$tmp/mutation.json" "$out/$name/mutation.json"
+    else
+        echo "publish: no mutation report for $kind" >&2
+        status=1
+    fi
+    rm -rf "$tmp"
+    tail -n 1 "$out/$name/console.txt" | sed "s/^/$name: /"
+}
+mutation server --mock "$mock"
+mutation client --client
 exit $status
