@@ -603,7 +603,7 @@ static void write_report(FILE *f, const mopts *o, size_t killed, size_t total, b
             ids[nids++] = g_ms[i].kills[k].id;
         }
     qsort(ids, nids, sizeof *ids, cmp_str);
-    if (verbose) {
+    {
         fprintf(f, "\nCases and the mutants they catch\n\n");
         for (size_t j = 0; j < nids; j++) {
             if (j && strcmp(ids[j], ids[j - 1]) == 0)
@@ -693,7 +693,7 @@ static void usage(FILE *f)
           "  -n, --np N              ranks per launch (default 4)\n"
           "      --out DIR           keep every run's report under DIR, with mutation.json and\n"
           "                          mutation.txt (default: a temporary directory, removed)\n"
-          "  -v, --verbose           every killing case, and per case the mutants it catches\n"
+          "  -v, --verbose           every case that caught a mutant (default: the first four)\n"
           "  -q, --quiet             no progress\n"
           "  -h, --help, -V, --version\n"
           "\n"

@@ -1,7 +1,11 @@
 /* Mutants made of persona flags: the strict persona with one of the flags a
  * real server's deviation needed switched on (persona.h says what each
- * does).  Flags whose either setting SPEC.md allows (FENCE-3's lazy fence,
- * JOBATTR-4's KVS fallback, the order of pairs) make no mutant. */
+ * does).  Flags whose either setting SPEC.md allows make no mutant: FENCE-3's
+ * lazy fence and a put visible before the fence (FENCE-2 bounds visibility
+ * from below only), JOBATTR-4's KVS fallback, the order of pairs, CONN-6's
+ * job killed on a premature end of stream, a server without continuations
+ * (CONCAT-5 binds only one that implements them), MPI_LOCALNRANKS (not a
+ * clause). */
 #include "mutant.h"
 
 #define FLAG_MUTANT(fn, body) static void fn(pms_persona *p) { body; }
@@ -25,7 +29,6 @@ FLAG_MUTANT(m_lookup_port, p->lookup_key = "port"; p->lookup_both = false)
 FLAG_MUTANT(m_map_not_kvs, p->mapping_in_kvs = false)
 FLAG_MUTANT(m_lookup_nofound, p->lookup_found = false)
 FLAG_MUTANT(m_no_thrid_echo, p->thrid_echo = false)
-FLAG_MUTANT(m_put_visible, p->put_visible_now = true)
 FLAG_MUTANT(m_own_put_hidden, p->own_put_visible = false)
 FLAG_MUTANT(m_no_universe, p->universe_attr = false)
 FLAG_MUTANT(m_ns_replace, p->nameserv_replace = true)
@@ -39,7 +42,6 @@ FLAG_MUTANT(m_kvsname_kill, p->kvsname_must_match = true)
 FLAG_MUTANT(m_strip_lf, p->v2_strip_last_lf = true)
 FLAG_MUTANT(m_keep_first, p->kvs_keep_first = true)
 FLAG_MUTANT(m_noname_miss, p->lookup_noname_miss = true)
-FLAG_MUTANT(m_eof_kill, p->eof_kills_job = true)
 FLAG_MUTANT(m_partial_len, p->partial_len_fatal = true)
 FLAG_MUTANT(m_hol, p->hol_blocking = true)
 FLAG_MUTANT(m_bad_len_fin, p->bad_len_finalize = true)
@@ -52,16 +54,15 @@ FLAG_MUTANT(m_netinfo, p->netinfo_attr = true)
 FLAG_MUTANT(m_unpub_ok, p->unpublish_always_ok = true)
 FLAG_MUTANT(m_abort_isworld, p->abort_needs_isworld = true)
 FLAG_MUTANT(m_fence_calls, p->fence_counts_calls = true)
-FLAG_MUTANT(m_crash_spaces, p->crash_on_v1_spaces = true)
-FLAG_MUTANT(m_crash_big, p->crash_on_big_frame = true)
-FLAG_MUTANT(m_no_local_env, p->no_local_env = true)
+FLAG_MUTANT(m_crash_spaces, p->crash_on_v1_spaces = true; p->job_wide_failures = true;
+            p->decode_strict |= PMC_NOTE_V1_SPACES)
+FLAG_MUTANT(m_crash_big, p->crash_on_big_frame = true; p->job_wide_failures = true)
 FLAG_MUTANT(m_v1_put_hidden, p->v1_put_hidden = true)
 FLAG_MUTANT(m_needs_rank, p->fullinit_needs_rank = true)
 FLAG_MUTANT(m_all_keys, p->fullinit_all_keys = true)
 FLAG_MUTANT(m_max_pairs, p->max_pairs = 8)
 FLAG_MUTANT(m_max_key, p->max_key = 32)
 FLAG_MUTANT(m_max_val, p->max_val = 512)
-FLAG_MUTANT(m_no_concat, p->decode_flags |= PMC_DEC_NO_CONCAT)
 FLAG_MUTANT(m_no_unescape, p->decode_flags &= ~(uint32_t)PMC_DEC_SEMI_ESCAPE)
 FLAG_MUTANT(m_rej_spaces, p->decode_strict |= PMC_NOTE_V1_SPACES)
 FLAG_MUTANT(m_rej_cr, p->decode_strict |= PMC_NOTE_V1_CR)
@@ -93,7 +94,6 @@ const pms_mutant pms_mutants_flags[] = {
     { "mapping-not-in-kvs", "KVS-14", "PMI_process_mapping is not readable with kvs-get", m_map_not_kvs, NULL },
     { "lookup-no-found", "NAME-4", "name-lookup-response without found=TRUE", m_lookup_nofound, NULL },
     { "thrid-not-echoed", "THRID-4", "responses carry no thrid", m_no_thrid_echo, NULL },
-    { "put-visible-before-fence", "FENCE-2", "a put is visible to other processes before the fence", m_put_visible, NULL },
     { "own-put-hidden", "FENCE-6", "a put is not visible to its own process before the fence", m_own_put_hidden, NULL },
     { "no-universe-size", "JOBATTR-8", "info-getjobattr does not know universeSize", m_no_universe, NULL },
     { "publish-replaces", "NAME-2", "publishing a published name replaces it", m_ns_replace, NULL },
@@ -107,7 +107,6 @@ const pms_mutant pms_mutants_flags[] = {
     { "v2-strip-last-lf", "VAL-1", "the frame's last value loses a trailing LF", m_strip_lf, NULL },
     { "kvs-keep-first", "KVS-15", "a put of an existing key is answered rc=0 and changes nothing", m_keep_first, NULL },
     { "lookup-noname-miss", "NAME-7", "lookup and unpublish without the service name answer a miss, not an error", m_noname_miss, NULL },
-    { "eof-kills-job", "CONN-6", "a connection closing before finalize ends the whole job", m_eof_kill, NULL },
     { "partial-length-fatal", "CONN-2", "a complete frame followed by part of the next length in one read ends the job", m_partial_len, NULL },
     { "head-of-line-blocking", "CONN-3", "while one connection holds part of a message, the others are not served", m_hol, NULL },
     { "bad-length-finalize", "FRAME-5", "a bad length field is answered finalize-response and the connection is never read again", m_bad_len_fin, NULL },
@@ -120,16 +119,14 @@ const pms_mutant pms_mutants_flags[] = {
     { "unpublish-always-ok", "NAME-6", "unpublishing an unknown name succeeds", m_unpub_ok, NULL },
     { "abort-needs-isworld", "ABORT-4", "an abort without isworld=TRUE ends nothing", m_abort_isworld, NULL },
     { "fence-counts-calls", "FENCE-5", "a fence round completes after size kvs-fence calls from any ranks", m_fence_calls, NULL },
-    { "v1-spaces-crash", "V1-4", "runs of spaces in a PMI-1 line end the job", m_crash_spaces, NULL },
-    { "big-frame-crash", "FRAME-7", "a frame above the maximum ends the job", m_crash_big, NULL },
-    { "no-local-env", "ENV-5", "the launcher sets neither MPI_LOCALNRANKS nor MPI_LOCALRANKID", m_no_local_env, NULL },
+    { "v1-spaces-crash", "ERR-1", "runs of spaces in a PMI-1 line end the job", m_crash_spaces, NULL },
+    { "big-frame-crash", "ERR-1", "a frame above the maximum ends the job", m_crash_big, NULL },
     { "v1-put-hidden", "V1CMD-27", "a PMI-1 put is not visible to the putter before the barrier", m_v1_put_hidden, NULL },
     { "fullinit-needs-rank", "FULLINIT-1", "fullinit without pmirank is a protocol error", m_needs_rank, NULL },
     { "fullinit-all-keys", "FULLINIT-1", "fullinit without pmijobid/pmirank/threaded answers rc=3", m_all_keys, NULL },
     { "max-pairs-8", "LIMIT-10", "more than 8 pairs in a message are refused", m_max_pairs, NULL },
     { "max-key-32", "LIMIT-1", "keys longer than 32 bytes are refused", m_max_key, NULL },
     { "max-value-512", "LIMIT-1", "values longer than 512 bytes are refused", m_max_val, NULL },
-    { "no-reassembly", "CONCAT-5", "continuation frames are not reassembled", m_no_concat, NULL },
     { "no-unescape", "ESC-2", "\";;\" in a value is not decoded to ';'", m_no_unescape, NULL },
     { "v1-spaces-rejected", "V1-4", "runs of spaces in a PMI-1 line are a protocol error", m_rej_spaces, NULL },
     { "v1-cr-rejected", "V1-3", "a CR before the LF is a protocol error", m_rej_cr, NULL },

@@ -108,11 +108,13 @@ void pms_persona_decoder_opts(const pms_persona *p, pmc_decoder_opts *o)
 {
     o->flags = p->decode_flags;
     o->strict = p->decode_strict;
-    if (p->max_key && o->limits.max_key < p->max_key)
+    /* a real server's parser takes more than the configured limits; a
+     * mutant's takes less (mutant.h) */
+    if (p->max_key && (o->limits.max_key < p->max_key || p->mutant))
         o->limits.max_key = p->max_key;
-    if (p->max_val && o->limits.max_val < p->max_val)
+    if (p->max_val && (o->limits.max_val < p->max_val || p->mutant))
         o->limits.max_val = p->max_val;
-    if (p->max_pairs && o->limits.max_pairs < p->max_pairs)
+    if (p->max_pairs && (o->limits.max_pairs < p->max_pairs || p->mutant))
         o->limits.max_pairs = p->max_pairs;
 }
 
