@@ -5,7 +5,8 @@
  * from below only), JOBATTR-4's KVS fallback, the order of pairs, CONN-6's
  * job killed on a premature end of stream, a server without continuations
  * (CONCAT-5 binds only one that implements them), MPI_LOCALNRANKS (not a
- * clause). */
+ * clause), the length of a pair's key (no clause: LIMIT-1 is about the KVS
+ * keys, which travel as values). */
 #include "mutant.h"
 
 #define FLAG_MUTANT(fn, body) static void fn(pms_persona *p) { body; }
@@ -61,7 +62,6 @@ FLAG_MUTANT(m_v1_put_hidden, p->v1_put_hidden = true)
 FLAG_MUTANT(m_needs_rank, p->fullinit_needs_rank = true)
 FLAG_MUTANT(m_all_keys, p->fullinit_all_keys = true)
 FLAG_MUTANT(m_max_pairs, p->max_pairs = 8)
-FLAG_MUTANT(m_max_key, p->max_key = 32)
 FLAG_MUTANT(m_max_val, p->max_val = 512)
 FLAG_MUTANT(m_no_unescape, p->decode_flags &= ~(uint32_t)PMC_DEC_SEMI_ESCAPE)
 FLAG_MUTANT(m_rej_spaces, p->decode_strict |= PMC_NOTE_V1_SPACES)
@@ -125,7 +125,6 @@ const pms_mutant pms_mutants_flags[] = {
     { "fullinit-needs-rank", "FULLINIT-1", "fullinit without pmirank is a protocol error", m_needs_rank, NULL },
     { "fullinit-all-keys", "FULLINIT-1", "fullinit without pmijobid/pmirank/threaded answers rc=3", m_all_keys, NULL },
     { "max-pairs-8", "LIMIT-10", "more than 8 pairs in a message are refused", m_max_pairs, NULL },
-    { "max-key-32", "LIMIT-1", "keys longer than 32 bytes are refused", m_max_key, NULL },
     { "max-value-512", "LIMIT-1", "values longer than 512 bytes are refused", m_max_val, NULL },
     { "no-unescape", "ESC-2", "\";;\" in a value is not decoded to ';'", m_no_unescape, NULL },
     { "v1-spaces-rejected", "V1-4", "runs of spaces in a PMI-1 line are a protocol error", m_rej_spaces, NULL },
