@@ -6,7 +6,9 @@
  * job killed on a premature end of stream, a server without continuations
  * (CONCAT-5 binds only one that implements them), MPI_LOCALNRANKS (not a
  * clause), the length of a pair's key (no clause: LIMIT-1 is about the KVS
- * keys, which travel as values). */
+ * keys, which travel as values), a lookup without a name answered as a miss
+ * (NAME-7 asks only rc!=0, which a miss is), Hydra's job kill on a foreign
+ * kvsname (the strict persona refuses that get anyway). */
 #include "mutant.h"
 
 #define FLAG_MUTANT(fn, body) static void fn(pms_persona *p) { body; }
@@ -39,10 +41,8 @@ FLAG_MUTANT(m_spawn_thrid, p->spawn_rejects_thrid = true)
 FLAG_MUTANT(m_v1_barrier_norc, p->v1_barrier_rc = false)
 FLAG_MUTANT(m_v1_lenient_init, p->v1_strict_init = false)
 FLAG_MUTANT(m_v1_positional, p->v1_init_positional = true)
-FLAG_MUTANT(m_kvsname_kill, p->kvsname_must_match = true)
 FLAG_MUTANT(m_strip_lf, p->v2_strip_last_lf = true)
 FLAG_MUTANT(m_keep_first, p->kvs_keep_first = true)
-FLAG_MUTANT(m_noname_miss, p->lookup_noname_miss = true)
 FLAG_MUTANT(m_partial_len, p->partial_len_fatal = true)
 FLAG_MUTANT(m_hol, p->hol_blocking = true)
 FLAG_MUTANT(m_bad_len_fin, p->bad_len_finalize = true)
@@ -103,10 +103,8 @@ const pms_mutant pms_mutants_flags[] = {
     { "v1-barrier-no-rc", "RC-2", "barrier_out without rc", m_v1_barrier_norc, NULL },
     { "v1-init-lenient", "INIT-7", "init answers the client's own version whatever it is", m_v1_lenient_init, NULL },
     { "v1-init-positional", "INIT-4", "init's two arguments are read by position, not by key", m_v1_positional, NULL },
-    { "v1-foreign-kvsname-kills", "ERR-1", "a get of a missing key naming another kvsname ends the job", m_kvsname_kill, NULL },
     { "v2-strip-last-lf", "VAL-1", "the frame's last value loses a trailing LF", m_strip_lf, NULL },
     { "kvs-keep-first", "KVS-15", "a put of an existing key is answered rc=0 and changes nothing", m_keep_first, NULL },
-    { "lookup-noname-miss", "NAME-7", "lookup and unpublish without the service name answer a miss, not an error", m_noname_miss, NULL },
     { "partial-length-fatal", "CONN-2", "a complete frame followed by part of the next length in one read ends the job", m_partial_len, NULL },
     { "head-of-line-blocking", "CONN-3", "while one connection holds part of a message, the others are not served", m_hol, NULL },
     { "bad-length-finalize", "FRAME-5", "a bad length field is answered finalize-response and the connection is never read again", m_bad_len_fin, NULL },
