@@ -456,6 +456,101 @@ static void run_spawn_error(pcf_ctx *c)
         pcf_observe(c, "ok", "the refused spawn failed the call (rc=%ld)", rc);
 }
 
+/* SPAWN-2: within a segment, subcmd, maxprocs, argc, argv0.., infokeycount,
+ * infokey0, infoval0, ...: each key's place in that order. -1: not a segment key. */
+static long seg_place(pmc_slice k)
+{
+    char b[64];
+    pmc_slice_copy(k, b, sizeof b);
+    long n;
+    if (!strcmp(b, "subcmd"))
+        return 0;
+    if (!strcmp(b, "maxprocs"))
+        return 1;
+    if (!strcmp(b, "argc"))
+        return 2;
+    if (sscanf(b, "argv%ld", &n) == 1)
+        return 3 + n;
+    if (!strcmp(b, "infokeycount"))
+        return 1000000;
+    if (sscanf(b, "infokey%ld", &n) == 1)
+        return 1000001 + 2 * n;
+    if (sscanf(b, "infoval%ld", &n) == 1)
+        return 1000002 + 2 * n;
+    return -1;
+}
+
+static void run_spawn_order(pcf_ctx *c)
+{
+    const pcf_crun *r = script(c, "spawn", 1);
+    if (!r || pcf_clacks(c, r, "PMI2_Job_Spawn"))
+        return;
+    const pcf_creq *q = pcf_creq_find(r, 0, "spawn", 1);
+    pmc_msg m;
+    char b[300];
+    if (!q || pcf_creq_msg(c, q, &m)) {
+        pcf_observe(c, "not-sent", "PMI2_Job_Spawn sent no spawn request");
+        return;
+    }
+    long last = -1;
+    for (size_t i = 0; i < m.npairs; i++) {
+        long p = seg_place(m.pairs[i].key);
+        if (p < 0)
+            continue;
+        if (p == 0)
+            last = -1; /* a new segment */
+        if (p <= last) {
+            pcf_observe(c, "out-of-order", "%.*s out of place: %s", (int)m.pairs[i].key.len,
+                        m.pairs[i].key.ptr, pcf_cshow(q->raw, q->len, b, sizeof b));
+            return;
+        }
+        last = p;
+    }
+    pcf_observe(c, "ok", "segment keys in order: %s", pcf_cshow(q->raw, q->len, b, sizeof b));
+}
+
+/* KVS-7: a server that answers kvs-get with the draft's flag= instead of found=
+ * (the mock server's mutant persona kvs-get-flag). */
+static void run_kvs_flag(pcf_ctx *c)
+{
+    expect_value(c, pcf_client_run(c, &(pcf_cspec){ .persona = "mutant:kvs-get-flag" }),
+                 "PMI2_KVS_Get", "v%d", true);
+}
+
+/* NODEATTR-8: each node attribute put at most once by a process. */
+static void run_nodeattr_once(pcf_ctx *c)
+{
+    const pcf_crun *r = ref(c);
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->nreq; i++) {
+        const pcf_creq *q = &r->req[i];
+        pmc_msg m;
+        pmc_slice k;
+        char key[128];
+        if (strcmp(q->name, "info-putnodeattr") || pcf_creq_msg(c, q, &m) ||
+            !pmc_msg_get(&m, "key", &k))
+            continue;
+        pmc_slice_copy(k, key, sizeof key);
+        size_t n = 0;
+        for (size_t j = 0; j < r->nreq; j++) {
+            const pcf_creq *o = &r->req[j];
+            pmc_msg m2;
+            pmc_slice k2;
+            if (o->rank == q->rank && !strcmp(o->name, "info-putnodeattr") &&
+                pcf_creq_msg(c, o, &m2) == 0 && pmc_msg_get(&m2, "key", &k2) &&
+                pmc_slice_eq(k2, key))
+                n++;
+        }
+        if (n > 1) {
+            pcf_observe(c, "repeated", "rank %d put node attribute %s %zu times", q->rank, key,
+                        n);
+            return;
+        }
+    }
+    pcf_observe(c, "ok", "each node attribute put at most once per process");
+}
+
 #define CASE(ID, CL, DESC, EXP, FN, ...)                                                         \
     { .c = { .id = ID, .clause = CL, .flags = PCF_V2 | PCF_CDRIVER, .desc = DESC,               \
              .expected = EXP, .outcomes = { __VA_ARGS__ } },                                      \
@@ -520,5 +615,13 @@ static const pcf_ccase cases[] = {
          "ncmds, preputcount and infokeycount always sent", run_spawn_counts),
     CASE("client/api/spawn-refused", "SPAWN-11", "a refused spawn",
          "the call fails, the program goes on", run_spawn_error),
+    CASE("client/api/spawn-order", "SPAWN-2", "spawn segment key order",
+         "subcmd, maxprocs, argc, argv0.., infokeycount, infokey0, infoval0, ...",
+         run_spawn_order),
+    CASE("client/api/kvs-get-flag", "KVS-7", "PMI2_KVS_Get from a server that answers flag=",
+         "the value the peer put, although the response says flag=TRUE, not found=TRUE",
+         run_kvs_flag),
+    WIRE("client/api/nodeattr-once", "NODEATTR-8", "a node attribute put once",
+         "no info-putnodeattr of the same name twice from one process", run_nodeattr_once),
 };
 PCF_CLIENT_CASES(cases)

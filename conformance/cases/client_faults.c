@@ -403,7 +403,10 @@ static void run_threads(pcf_ctx *c)
 
 static void run_threads_distinct(pcf_ctx *c)
 {
-    const pcf_crun *r = run1(c, NULL, "threads", 1, (pms_fault){ 0 });
+    /* every kvs-get answered 300 ms late: the four threads' gets overlap at
+     * the server however fast it is, so an untagged one is seen outstanding */
+    const pcf_crun *r = run1(c, NULL, "threads", 1,
+                             F(.kind = PMS_FAULT_DELAY, .cmd = "kvs-get", .delay_ms = 300));
     if (!r)
         return;
     for (size_t i = 0; i < r->nreq; i++) {

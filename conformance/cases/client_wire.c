@@ -234,6 +234,28 @@ static bool p_valid(const pcf_creq *q) { return q->valid; }
 static bool p_thrid_first(const pcf_creq *q) { return !q->thrid || q->thrid_first; }
 static bool p_no_pipeline(const pcf_creq *q) { return q->thrid || !q->outstanding; }
 static bool p_no_continuation(const pcf_creq *q) { return !(q->notes & PMC_NOTE_CONTINUED); }
+static bool p_v1_no_bare(const pcf_creq *q)
+{
+    return q->wire == PMC_WIRE_V2 || !(q->notes & PMC_NOTE_BARE_KEY);
+}
+/* KEY-6: a pair named concat or concatid in a message that is not continued.
+ * A pair starts at the body's start or after a ';' that is no ";;" escape. */
+static bool p_concat_reserved(const pcf_creq *q)
+{
+    if (q->wire != PMC_WIRE_V2 || (q->notes & PMC_NOTE_CONTINUED) || q->len < 6)
+        return true;
+    const char *b = q->raw + 6;
+    size_t n = q->len - 6;
+    for (size_t i = 0; i < n; i++) {
+        bool start = i == 0 || (b[i - 1] == ';' && (i < 2 || b[i - 2] != ';'));
+        if (!start)
+            continue;
+        if ((n - i > 7 && memcmp(b + i, "concat=", 7) == 0) ||
+            (n - i > 9 && memcmp(b + i, "concatid=", 9) == 0))
+            return false;
+    }
+    return true;
+}
 
 #define GRADE(fn, pred, outcome, what, okmsg)                                                    \
     static void fn(pcf_ctx *c)                                                                   \
@@ -271,6 +293,11 @@ GRADE(run_thrid_first, p_thrid_first, "thrid-late", "thrid not directly after cm
       "thrid (when sent) directly after cmd")
 GRADE(run_no_pipeline, p_no_pipeline, "pipelined", "an untagged request while another was "
       "unanswered", "no untagged request while another was outstanding")
+GRADE(run_v1_bare, p_v1_no_bare, "bare-word", "a PMI-1 token without '='",
+      "every PMI-1 token is key=value")
+GRADE(run_concat_reserved, p_concat_reserved, "reserved-key",
+      "concat= or concatid= in a message that is not continued",
+      "concat and concatid only for continuation")
 GRADE(run_no_concat, p_no_continuation, "continued", "a message split into continuation frames",
       "no continuation frames (none needed)")
 
@@ -312,6 +339,27 @@ static void run_sizes(pcf_ctx *c)
         }
     }
     pcf_observe(c, "ok", "keys within 63 bytes, values within 1023");
+}
+
+/* PAIR-2: a PMI-1 value pair goes last (Flux's parser needs it there). */
+static void run_v1_value_last(pcf_ctx *c)
+{
+    const pcf_crun *r = ref(c);
+    if (!r)
+        return;
+    char b[300];
+    for (size_t i = 0; i < r->nreq; i++) {
+        const pcf_creq *q = &r->req[i];
+        pmc_msg m;
+        if (q->wire != PMC_WIRE_V1 || pcf_creq_msg(c, q, &m) != 0 || !pmc_msg_find(&m, "value"))
+            continue;
+        if (!pmc_slice_eq(m.pairs[m.npairs - 1].key, "value")) {
+            pcf_observe(c, "value-not-last", "rank %d: %s", q->rank,
+                        pcf_cshow(q->raw, q->len, b, sizeof b));
+            return;
+        }
+    }
+    pcf_observe(c, "ok", "value is the last pair of every PMI-1 line that has one");
 }
 
 static void run_reserved_prefix(pcf_ctx *c)
@@ -404,5 +452,11 @@ static const pcf_ccase cases[] = {
          run_no_cr),
     CASE("client/pmi1/no-backslash", "V1-11", PCF_V1, "no backslash escapes",
          "values without backslash escapes", run_backslash),
+    CASE("client/pmi1/bare-words", "V1-8", PCF_V1, "no bare words",
+         "every token of a PMI-1 line is key=value", run_v1_bare),
+    CASE("client/pmi1/value-last", "PAIR-2", PCF_V1, "value is the last pair",
+         "a PMI-1 line's value pair comes last", run_v1_value_last),
+    CASE("client/keys/concat-reserved", "KEY-6", PCF_V2, "concat and concatid reserved",
+         "no concat= or concatid= pair outside continuation", run_concat_reserved),
 };
 PCF_CLIENT_CASES(cases)
