@@ -4,6 +4,7 @@
  * nothing here blocks, a peer that does not read its replies stops being
  * read (backpressure) and is closed when it stays stuck. */
 #include "internal.h"
+#include "mutants_v2.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -369,6 +370,7 @@ void pms_reply_send(pms_conn *c)
     }
     if (s->cfg.verbose >= 2)
         pms_log(s, 2, "conn %d: S>C %.*s", c->id, (int)(c->out.len - before), c->out.buf + before);
+    pms_mutant_v2_reply(c, before); /* --mutant: rewritten, held or added to */
     if (pms_fault_outgoing(c, before)) /* delayed, split or held (faults.c) */
         return;
     pms_conn_flush(c);
@@ -477,6 +479,8 @@ static void decode_error(pms_conn *c, const pmc_error *e)
     char b[320];
     pmc_error_format(e, b, sizeof b);
     pms_observe_decode_error(c, e);
+    if (pms_mutant_v2_decode_error(c, e))
+        return;
     if (slurm_drop(c, e)) {
         pms_conn_drop_finalize(c, b);
         return;

@@ -1,6 +1,7 @@
 /* Route one decoded request: validate it against the schema, answer a
  * malformed one with a specific error, hand the rest to the handlers. */
 #include "internal.h"
+#include "mutants_v2.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -219,6 +220,8 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
     else if (m->wire == PMC_WIRE_V1 && c->version == 2 && c->srv->persona->bad_len_finalize)
         /* "cmd=ge" where a length field belongs: atoi gives 0 (slurm-pmi2.md §2, §3) */
         pms_conn_drop_finalize(c, "a PMI-1 line on a PMI-2 connection");
+    else if (pms_mutant_v2_request(c, &m))
+        ; /* --mutant: answered by the mutant (mutants_v2.c) */
     else if (pms_fault_request(c, m))
         ; /* observed; a fault answered it instead (faults.c) */
     else if (!(valid = pmc_validate(m, PMC_VAL_REQUEST, &rep)) &&
@@ -233,5 +236,6 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
     /* the launcher tells PMI programs from plain ones by this */
     if (c->job && c->rank >= 0)
         c->job->ranks[c->rank].spoke = true;
+    pms_mutant_v2_after(c, m);
     free(owned);
 }

@@ -2,6 +2,7 @@
  * copying a job's committed key-value pairs out, and pairs into the
  * caller's job, for clients that copy KVS contents between connected jobs. */
 #include "internal.h"
+#include "mutant.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ void pms_kvs_getall(pms_conn *c, const pmc_msg *m)
     const pms_kvs *k = &from->kvs;
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "kvs-getall-paircount-response", m->thrid);
     pmc_enc_int(e, "rc", 0);
-    pmc_enc_int(e, "npair", (long long)k->live);
+    pmc_enc_int(e, "npair", (long long)k->live + PMS_MUTANT(c->srv->persona, "getall-npair-off"));
     pms_reply_send(c);
     for (size_t i = 0; i < k->n && !c->dead; i++) {
         const pms_kv *kv = &k->items[i];
@@ -102,6 +103,11 @@ void pms_kvs_putall_pair(pms_conn *c, const pmc_msg *m)
     /* the pairs come from a job's committed KVS: visible at once */
     if (!pa->rc && pms_kvs_put(&c->job->kvs, k.ptr, k.len, v.ptr, v.len, true) < 0)
         pa->rc = PMS_RC_FAIL;
+    if (PMS_MUTANT(c->srv->persona, "putall-answers-each") && pa->remaining > 1) {
+        pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "kvs-putall-response", m->thrid);
+        pmc_enc_int(e, "rc", 0);
+        pms_reply_send(c);
+    }
     if (--pa->remaining == 0)
         putall_done(c);
 }

@@ -6,6 +6,7 @@
  * only starts processes, so the event loop goes on serving everyone else
  * (the children connect later, like any rank). */
 #include "internal.h"
+#include "mutant.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -175,6 +176,13 @@ static void answer(pms_conn *c, const struct pms_spawn_req *rq, pms_job *child, 
         if (rc)
             pmc_enc_str(e, "errmsg", why);
         pms_reply_send(c);
+        if (PMS_MUTANT(p, "spawn-answered-twice")) { /* SPAWN-8 broken */
+            e = pms_reply_begin(c, PMC_WIRE_V2, "spawn-response", thrid);
+            pmc_enc_int(e, "rc", rc);
+            if (rc == 0 && child)
+                pmc_enc_str(e, "jobid", child->id);
+            pms_reply_send(c);
+        }
         return;
     }
     char w[128]; /* lives until pms_reply_send: the encoder points into it */
@@ -223,7 +231,7 @@ static void run(pms_conn *c, struct pms_spawn_req *rq)
         return;
     }
     /* SPAWN-13: visible before the children's first fence */
-    for (int i = 0; i < rq->npp; i++)
+    for (int i = 0; i < rq->npp && !PMS_MUTANT(s->persona, "spawn-preput-dropped"); i++)
         pms_kvs_put(&child->kvs, rq->ppkeys[i], strlen(rq->ppkeys[i]), rq->ppvals[i],
                     strlen(rq->ppvals[i]), true);
     size_t eclen = (size_t)total * 4 + 16;
@@ -359,6 +367,8 @@ void pms_spawn_v2(pms_conn *c, const pmc_msg *m)
     }
     if (rq->ncmds < 1)
         why = "ncmds must be at least 1";
+    else if (PMS_MUTANT(p, "spawn-needs-preputcount") && !pmc_msg_find(m, "preputcount"))
+        why = "preputcount is required";
     else if (npp < 0)
         why = "preputcount is not a count";
     else if (set_preput(rq, npp) < 0)
@@ -398,7 +408,12 @@ void pms_spawn_v2(pms_conn *c, const pmc_msg *m)
             break;
         }
         sc->exe = dup_slice(m->pairs[s0].val);
-        why = segment_counts(sc, m, s0 + 1, s1);
+        if (PMS_MUTANT(p, "spawn-positional") &&
+            (s0 + 2 >= s1 || !pmc_slice_eq(m->pairs[s0 + 1].key, "maxprocs") ||
+             !pmc_slice_eq(m->pairs[s0 + 2].key, "argc")))
+            why = "maxprocs and argc must follow subcmd"; /* SPAWN-4 broken */
+        if (!why)
+            why = segment_counts(sc, m, s0 + 1, s1);
         for (size_t q = s0 + 1; q < s1 && !why; q++)
             why = segment_pair(sc, &m->pairs[q], m, s0, s1);
         if (!why) {
@@ -407,8 +422,12 @@ void pms_spawn_v2(pms_conn *c, const pmc_msg *m)
         }
         s0 = s1;
     }
-    if (!why && rq->ngot != rq->ncmds)
+    if (!why && rq->ngot != rq->ncmds && !PMS_MUTANT(p, "spawn-counts-unchecked"))
         why = "the number of subcmd segments differs from ncmds"; /* SPAWN-5 */
+    for (int i = 0; !why && PMS_MUTANT(p, "spawn-info-key-refused") && i < rq->ngot; i++)
+        for (int k = 0; k < rq->cmds[i].ninfo && !why; k++)
+            if (strcmp(rq->cmds[i].ikeys[k], "wdir") && strcmp(rq->cmds[i].ikeys[k], "path"))
+                why = "unknown info key"; /* SPAWN-14 broken */
     if (why)
         fail(c, rq, PMS_RC_KEY, why);
     else

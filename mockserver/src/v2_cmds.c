@@ -1,5 +1,6 @@
 /* PMI-2 command handlers. */
 #include "internal.h"
+#include "mutant.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,16 +24,22 @@ static void reply_found(pms_conn *c, pmc_slice thrid, const char *resp, const ch
                         size_t vlen, bool found)
 {
     const pms_persona *p = c->srv->persona;
+    if (found && !vlen && PMS_MUTANT(p, "kvs-empty-value-miss") && !strcmp(resp, "kvs-get-response"))
+        found = false;
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, resp, thrid);
-    if (!found && p->notfound == PMS_NF_RC1) {
+    if (!found && (p->notfound == PMS_NF_RC1 ||
+                   (PMS_MUTANT(p, "jobattr-miss-rc1") && !strcmp(resp, "info-getjobattr-response")) ||
+                   (PMS_MUTANT(p, "nodeattr-miss-rc1") && !strcmp(resp, "info-getnodeattr-response")))) {
         pmc_enc_int(e, "rc", 1);
         pms_reply_send(c);
         return;
     }
-    pmc_enc_bool(e, "found", found);
+    if (!(found && PMS_MUTANT(p, "jobattr-hit-no-found") && !strcmp(resp, "info-getjobattr-response")))
+        pmc_enc_bool(e, "found", found);
     if (found)
         pmc_enc_slice(e, PMC_SLICE_LIT("value"), (pmc_slice){ val, vlen });
-    pmc_enc_int(e, "rc", 0);
+    pmc_enc_int(e, "rc", found && vlen > 1000 && PMS_MUTANT(p, "kvs-get-hit-rc1") &&
+                             !strcmp(resp, "kvs-get-response"));
     pms_reply_send(c);
 }
 
@@ -43,6 +50,10 @@ void pms_kvs_get_reply(pms_conn *c, pmc_slice thrid, const pms_kv *kv)
 
 void pms_nodeattr_reply(pms_conn *c, pmc_slice thrid, const pms_kv *kv)
 {
+    if (kv && PMS_MUTANT(c->srv->persona, "nodeattr-wrong-value")) {
+        reply_found(c, thrid, "info-getnodeattr-response", kv->key, kv->klen, true);
+        return;
+    }
     reply_found(c, thrid, "info-getnodeattr-response", kv ? kv->val : NULL, kv ? kv->vlen : 0,
                 kv != NULL);
 }
@@ -75,6 +86,8 @@ static void send_fullinit_response(pms_conn *c, pmc_slice thrid, long long rank,
     /* FULLINIT-7; Slurm writes it last */
     if (j->spawner && !p->spawner_last)
         pmc_enc_str(e, "spawner-jobid", j->spawner->id);
+    else if (!j->spawner && PMS_MUTANT(p, "fullinit-spawner-always"))
+        pmc_enc_str(e, "spawner-jobid", j->id);
     if (p->fullinit_versions)
         pmc_enc_bool(e, "debugged", false);
     if (p->pmiverbose_int)
@@ -102,7 +115,7 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
     pms_server *s = c->srv;
     const pms_persona *p = s->persona;
     long long rank = -1;
-    if (c->fullinit && p->on_error == PMS_ERR_REPLY) {
+    if (c->fullinit && p->on_error == PMS_ERR_REPLY && !PMS_MUTANT(p, "fullinit-again-ok")) {
         pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
                         "fullinit was already answered on this connection"); /* FULLINIT-12 */
         return;
@@ -231,6 +244,10 @@ static void do_kvs_put(pms_conn *c, const pmc_msg *m)
     }
     if (!v.ptr) /* Hydra 4.0.2: a missing value is the empty string (mpich-wire.md §9) */
         v = (pmc_slice){ "", 0 };
+    if (PMS_MUTANT(p, "kvs-put-long-key-dropped") && k.len > 32) {
+        reply_rc(c, m, "kvs-put-response", 0);
+        return;
+    }
     int rc;
     pms_kvs_store(j, c, PMC_WIRE_V2, k, v, &rc);
     if (rc) {
@@ -245,7 +262,12 @@ static void do_kvs_get(pms_conn *c, const pmc_msg *m)
     pms_job *j = c->job;
     pmc_slice k = val_of(m, "key"), jid = val_of(m, "jobid");
     pms_job *from = j;
-    if (jid.ptr && jid.len && !pmc_slice_eq(jid, j->id)) {
+    const pms_persona *p = c->srv->persona;
+    if (jid.ptr && pmc_slice_eq(jid, j->id) && PMS_MUTANT(p, "kvs-get-own-jobid-refused")) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "jobid is not readable");
+        return;
+    }
+    if (jid.ptr && jid.len && !pmc_slice_eq(jid, j->id) && !PMS_MUTANT(p, "kvs-get-ignores-jobid")) {
         /* KVS-8/KVS-9: jobid names the caller's job or one connected to it.
          * Hydra and Slurm ignore it (their clients send anything); there an
          * id that names no readable job falls back to the caller's own. */
@@ -260,6 +282,14 @@ static void do_kvs_get(pms_conn *c, const pmc_msg *m)
         }
     }
     const pms_kv *kv = pms_kvs_lookup(from, c, k);
+    long long srcid = -1;
+    if (PMS_MUTANT(p, "kvs-srcid-filter") && pmc_msg_get_int(m, "srcid", &srcid) == 1 &&
+        srcid >= 0 && srcid != c->rank)
+        kv = NULL; /* KVS-10 broken: srcid taken as a filter */
+    if (!kv && PMS_MUTANT(p, "get-before-fence-error") && j->ranks[c->rank].pending.live > 0) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "kvs-get before kvs-fence");
+        return;
+    }
     /* Lazy fence (Hydra): a missing key is waited for while some rank has
      * not yet reached the asker's fence. */
     if (!kv && !c->srv->persona->fence_barrier && from == j) {
@@ -285,6 +315,10 @@ static void do_putnodeattr(pms_conn *c, const pmc_msg *m)
         return;
     }
     v = pms_stored_value(p, v);
+    if (PMS_MUTANT(p, "nodeattr-put-dropped")) {
+        reply_rc(c, m, "info-putnodeattr-response", 0);
+        return;
+    }
     /* Slurm keeps the first value of a node attribute; the others replace it */
     if (pms_kvs_put(&j->nodeattr[j->ranks[c->rank].node], k.ptr, k.len, v.ptr, v.len,
                     !p->nameserv_replace) < 0) {
@@ -301,7 +335,8 @@ static bool builtin_nodeattr(pms_conn *c, pmc_slice k, char *buf, size_t n)
     pms_job *j = c->job;
     int node = j->ranks[c->rank].node;
     if (pmc_slice_eq(k, "localRanksCount")) {
-        snprintf(buf, n, "%d", pms_job_local_ranks(j, node, NULL, 0));
+        snprintf(buf, n, "%d", pms_job_local_ranks(j, node, NULL, 0) +
+                                   PMS_MUTANT(c->srv->persona, "nodeattr-local-count-wrong"));
         return true;
     }
     if (pmc_slice_eq(k, "localRanks")) {
@@ -320,7 +355,8 @@ static void do_getnodeattr(pms_conn *c, const pmc_msg *m)
     pms_job *j = c->job;
     pmc_slice k = val_of(m, "key");
     bool wait = false;
-    if (pms_persona_bool(c->srv->persona, m, "wait", false, &wait) < 0) {
+    if (pms_persona_bool(c->srv->persona, m, "wait",
+                         PMS_MUTANT(c->srv->persona, "nodeattr-wait-default-true"), &wait) < 0) {
         pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INVALID_ARG,
                         "wait is neither TRUE nor FALSE"); /* BOOL-3 */
         return;
@@ -336,7 +372,7 @@ static void do_getnodeattr(pms_conn *c, const pmc_msg *m)
         reply_found(c, m->thrid, "info-getnodeattr-response", buf, strlen(buf), true);
         return;
     }
-    if (wait) {
+    if (wait && !PMS_MUTANT(c->srv->persona, "nodeattr-wait-ignored")) {
         if (!pms_wait_add(j, PMS_WAIT_NODEATTR, c, m))
             pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "out of memory");
         return;
@@ -351,7 +387,9 @@ static void do_getjobattr(pms_conn *c, const pmc_msg *m)
     pmc_slice k = val_of(m, "key");
     char buf[8192];
     const char *v = NULL;
-    if (pmc_slice_eq(k, "PMI_process_mapping")) {
+    if (pmc_slice_eq(k, "PMI_process_mapping") && PMS_MUTANT(p, "jobattr-no-mapping")) {
+        v = NULL;
+    } else if (pmc_slice_eq(k, "PMI_process_mapping")) {
         if (pms_process_mapping(j, buf, sizeof buf) < sizeof buf)
             v = buf;
         else
@@ -362,9 +400,9 @@ static void do_getjobattr(pms_conn *c, const pmc_msg *m)
                  c->srv->cfg.universe_size ? c->srv->cfg.universe_size
                  : p->getjobattr_kvs       ? -1
                                            : j->size);
-        v = buf;
+        v = PMS_MUTANT(p, "jobattr-universe-word") ? "unknown" : buf;
     } else if (p->on_error == PMS_ERR_REPLY && pmc_slice_eq(k, "hasNameServ")) {
-        v = "TRUE"; /* §9.12 works here */
+        v = PMS_MUTANT(p, "jobattr-nameserv-false") ? "FALSE" : "TRUE"; /* §9.12 works here */
     } else if (p->on_error == PMS_ERR_REPLY && pmc_slice_eq(k, "isHeterogeneous")) {
         v = "FALSE"; /* every rank runs on this machine */
     } else if (pmc_slice_eq(k, "PMI_dead_processes") &&
@@ -396,7 +434,9 @@ static void do_name_publish(pms_conn *c, const pmc_msg *m)
         reply_rc(c, m, "name-publish-response", 0); /* Slurm: rc=0, nothing stored (observed) */
         return;
     }
-    int r = pms_kvs_put(&c->srv->names, n.ptr, n.len, port.ptr, port.len, replace);
+    int r = PMS_MUTANT(c->srv->persona, "name-publish-not-stored")
+                ? 1
+                : pms_kvs_put(&c->srv->names, n.ptr, n.len, port.ptr, port.len, replace);
     if (r < 0) {
         pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "out of memory");
         return;
@@ -424,7 +464,7 @@ static void do_name_lookup(pms_conn *c, const pmc_msg *m)
     if (!kv) {
         if (p->lookup_found)
             pmc_enc_bool(e, "found", false);
-        pmc_enc_int(e, "rc", 1);
+        pmc_enc_int(e, "rc", !PMS_MUTANT(p, "name-lookup-miss-rc0"));
         pms_reply_send(c);
         return;
     }
@@ -454,7 +494,8 @@ static void do_name_unpublish(pms_conn *c, const pmc_msg *m)
 
 static void do_finalize(pms_conn *c, const pmc_msg *m)
 {
-    reply_rc(c, m, "finalize-response", 0);
+    if (!PMS_MUTANT(c->srv->persona, "finalize-no-response"))
+        reply_rc(c, m, "finalize-response", 0);
     c->finalized = true;
     if (c->job && c->rank >= 0)
         c->job->ranks[c->rank].state = PMS_RANK_FINALIZED;
@@ -482,6 +523,10 @@ static void do_abort(pms_conn *c, const pmc_msg *m)
         return;
     }
     pmc_msg_get_int(m, "exitcode", &code);
+    if (PMS_MUTANT(c->srv->persona, "abort-exitcode-ignored"))
+        code = 1;
+    if (PMS_MUTANT(c->srv->persona, "abort-answered"))
+        reply_rc(c, m, "abort-response", 0);
     pmc_slice msg = val_of(m, "msg");
     if (!msg.ptr)
         msg = val_of(m, "message");
@@ -499,8 +544,13 @@ static void do_abort(pms_conn *c, const pmc_msg *m)
 
 static void do_job_getid(pms_conn *c, const pmc_msg *m)
 {
+    char id[128]; /* lives until pms_reply_send */
+    if (PMS_MUTANT(c->srv->persona, "job-getid-per-rank"))
+        snprintf(id, sizeof id, "%s-%d", c->job->id, c->rank);
+    else
+        snprintf(id, sizeof id, "%s", c->job->id);
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "job-getid-response", m->thrid);
-    pmc_enc_str(e, "jobid", c->job->id);
+    pmc_enc_str(e, "jobid", id);
     pmc_enc_int(e, "rc", 0);
     pms_reply_send(c);
 }
@@ -511,6 +561,10 @@ static void do_job_connect(pms_conn *c, const pmc_msg *m, bool connect)
     pmc_slice jid = val_of(m, "jobid");
     pms_job *o = pms_job_find(c->srv, jid.ptr, jid.len);
     const char *resp = connect ? "job-connect-response" : "job-disconnect-response";
+    if (!o && connect && PMS_MUTANT(c->srv->persona, "job-connect-unknown-ok")) {
+        reply_rc(c, m, resp, 0);
+        return;
+    }
     if (!o || o == j) {
         /* ERR-11: a well-formed request that cannot be carried out */
         pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, resp, m->thrid);
@@ -532,7 +586,7 @@ static void do_job_connect(pms_conn *c, const pmc_msg *m, bool connect)
         j->connected[j->nconnected++] = o;
     } else if (!connect && i < j->nconnected) {
         j->connected[i] = j->connected[--j->nconnected];
-    } else if (!connect) {
+    } else if (!connect && !PMS_MUTANT(c->srv->persona, "job-disconnect-always-ok")) {
         /* JOB-4: nothing to disconnect from */
         pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, resp, m->thrid);
         pmc_enc_int(e, "rc", PMS_RC_FAIL);
@@ -541,7 +595,7 @@ static void do_job_connect(pms_conn *c, const pmc_msg *m, bool connect)
         return;
     }
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, resp, m->thrid);
-    if (connect)
+    if (connect && !PMS_MUTANT(c->srv->persona, "job-connect-no-kvscopy"))
         pmc_enc_bool(e, "kvscopy", false); /* one server holds every KVS: no copy needed */
     pmc_enc_int(e, "rc", 0);
     pms_reply_send(c);
@@ -567,6 +621,12 @@ void pms_handle_v2(pms_conn *c, const pmc_msg *m)
     if (!need_rank(c, m))
         return;
     const pms_persona *p = c->srv->persona;
+    if (PMS_MUTANT(p, "name-info-keys-rejected") && pmc_msg_find(m, "infokeycount") &&
+        (m->cmd == PMC_V2_NAME_PUBLISH || m->cmd == PMC_V2_NAME_LOOKUP ||
+         m->cmd == PMC_V2_NAME_UNPUBLISH)) {
+        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_KEY, "info keys are not supported");
+        return;
+    }
     switch (m->cmd) {
     case PMC_V2_JOB_CONNECT:
     case PMC_V2_JOB_DISCONNECT:
