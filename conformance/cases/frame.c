@@ -103,7 +103,11 @@ static void run_v1_after_v2(pcf_ctx *c)
     pmc_enc e;
     pmc_msg m;
     pmc_enc_begin(&e, PMC_WIRE_V1, "get_maxes");
-    if (pcf_call(c, &e, "maxes", &m) == 0)
+    if (pcf_call(c, &e, "maxes", &m) != 0)
+        return;
+    if (m.wire != PMC_WIRE_V1) /* CLASS-4: the answer in the request's own wire form */
+        pcf_observe(c, "wrong-response", "cmd=maxes came back as a PMI-2 frame");
+    else
         pcf_observe(c, "ok", "a PMI-1 request on the PMI-2 connection was answered as PMI-1");
 }
 

@@ -185,6 +185,88 @@ static void run_broken(pcf_ctx *c)
     pmc_out_free(&next);
 }
 
+/* The first frame of a continued job-getid, then its continuation with a
+ * different concatid, then an ordinary job-getid (CONCAT-8): the partial
+ * message gets an error response, the new one an answer. */
+static void run_wrong_id(pcf_ctx *c)
+{
+    char t1[48], t2[48];
+    snprintf(t1, sizeof t1, "%s-w1", pcf_tag(c));
+    snprintf(t2, sizeof t2, "%s-w2", pcf_tag(c));
+    pmc_enc e;
+    pmc_out out = { 0 }, next = { 0 };
+    pmc_error err;
+    pmc_enc_begin(&e, PMC_WIRE_V2, "job-getid");
+    pmc_enc_str(&e, "thrid", t1);
+    pad(&e);
+    if (pmc_enc_end(&e, split_dialect(80), &out, &err) != 0) {
+        pcf_observe(c, "harness-error", "encoder: %s", pmc_errcode_name(err.code));
+        return;
+    }
+    pmc_enc_begin(&e, PMC_WIRE_V2, "job-getid");
+    pmc_enc_str(&e, "thrid", t2);
+    if (pmc_enc_end(&e, NULL, &next, &err) != 0) {
+        pcf_observe(c, "harness-error", "encoder: %s", pmc_errcode_name(err.code));
+        pmc_out_free(&out);
+        return;
+    }
+    size_t len[8];
+    size_t nf = frames(&out, len, 8);
+    static const char pre[] = "cmd=concat;concatid=";
+    char *second = nf >= 2 ? out.buf + len[0] : NULL;
+    if (!second || len[1] < 6 + sizeof pre || memcmp(second + 6, pre, sizeof pre - 1) != 0) {
+        pcf_observe(c, "harness-error", "the encoder did not split the message as expected");
+        pmc_out_free(&out);
+        pmc_out_free(&next);
+        return;
+    }
+    char *id = second + 6 + sizeof pre - 1; /* same length, another id */
+    *id = *id == 'Z' ? 'Y' : 'Z';
+    p2r r[2];
+    bool got[2] = { false, false };
+    if (pcf_send_raw(c, out.buf, len[0] + len[1]) == 0 &&
+        pcf_send_raw(c, next.buf, next.len) == 0) {
+        /* both job-getid answers, in any order; a server without continuations
+         * also answers the stray cmd=concat frame (concat-response): skipped */
+        for (int k = 0; k < 4 && !(got[0] && got[1]); k++) {
+            pmc_msg m;
+            pmc_error er;
+            char b[300];
+            pws_result w = pcf_recv(c, &m, &er);
+            if (w != PWS_MSG) {
+                if (w == PWS_TIMEOUT)
+                    pcf_observe(c, "no-answer", "%s of the two job-getid requests unanswered",
+                                got[0] || got[1] ? "one" : "both");
+                else if (w == PWS_EOF)
+                    pcf_observe(c, "closed", "the server closed the connection");
+                else
+                    pcf_observe(c, "bad-response", "%s", pws_result_name(w));
+                break;
+            }
+            if (pmc_slice_eq(m.name, "concat-response"))
+                continue;
+            int slot = m.thrid.ptr && pmc_slice_eq(m.thrid, t2) ? 1 : 0;
+            if (!pmc_slice_eq(m.name, "job-getid-response") || got[slot]) {
+                pcf_observe(c, "wrong-response", "%s", pcf_show(&m, b, sizeof b));
+                break;
+            }
+            p2_take(&m, &r[slot]);
+            got[slot] = true;
+        }
+        if (got[0] && got[1]) {
+            if (!p2_ok(&r[1]))
+                pcf_observe(c, "second-lost", "the new message after the wrong id: %s", r[1].show);
+            else if (p2_fail(&r[0]))
+                pcf_observe(c, "ok", "wrong concatid refused, next message answered");
+            else
+                pcf_observe(c, "unsupported", "the first frame was answered as complete: %s",
+                            r[0].show);
+        }
+    }
+    pmc_out_free(&out);
+    pmc_out_free(&next);
+}
+
 #define CONCAT_OUTCOMES                                                                          \
     { "unsupported", PCF_UNSUPPORTED, NULL, "no continuation support (SPEC 1.3)" },             \
     { "closed", PCF_DEVIATES, "ERR-4", "closed the connection" },                               \
@@ -213,5 +295,13 @@ static const pcf_case cases[] = {
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_broken,
       .outcomes = { CONCAT_OUTCOMES,
                     { "second-lost", PCF_DEVIATES, NULL, "the message after the broken one failed" } } },
+    { .id = "pmi2/concat/wrong-id",
+      .desc = "a continuation frame with another concatid: an error for the partial message",
+      .clause = "CONCAT-8",
+      .expected = "job-getid-response rc!=0 (first thrid), then rc=0 for the next message",
+      .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_wrong_id,
+      .outcomes = { CONCAT_OUTCOMES,
+                    { "wrong-response", PCF_DEVIATES, NULL, "an answer that belongs to no request" },
+                    { "second-lost", PCF_DEVIATES, NULL, "the message after the wrong id failed" } } },
 };
 PCF_CASES(cases)

@@ -140,14 +140,39 @@ static void run_has_nameserv(pcf_ctx *c)
         pcf_observe(c, "malformed", "hasNameServ=%s", r.value);
         return;
     }
-    if (strcmp(r.value, "FALSE") == 0) {
-        pcf_observe(c, "ok", "hasNameServ=FALSE");
-        return;
-    }
+    bool said_false = strcmp(r.value, "FALSE") == 0;
     char name[64], port[64];
     snprintf(name, sizeof name, "pcf-hns-%s-r%d", pcf_tag(c), pcf_rank(c));
     snprintf(port, sizeof port, "port-%d", pcf_rank(c));
     pmc_enc e;
+    if (said_false) {
+        /* JOBATTR-10: FALSE means the name service does not work; a publish
+         * that a lookup then finds says otherwise */
+        pmc_enc_begin(&e, PMC_WIRE_V2, "name-publish");
+        pmc_enc_str(&e, "name", name);
+        pmc_enc_str(&e, "port", port);
+        if (p2_call(c, &e, "name-publish-response", &r))
+            return;
+        if (!p2_ok(&r)) {
+            pcf_observe(c, "ok", "hasNameServ=FALSE and name-publish refused: %s", r.show);
+            return;
+        }
+        pmc_enc_begin(&e, PMC_WIRE_V2, "name-lookup");
+        pmc_enc_str(&e, "name", name);
+        p2r l;
+        if (p2_call(c, &e, "name-lookup-response", &l))
+            return;
+        pmc_enc_begin(&e, PMC_WIRE_V2, "name-unpublish");
+        pmc_enc_str(&e, "name", name);
+        if (p2_call(c, &e, "name-unpublish-response", &r))
+            return;
+        if (p2_ok(&l))
+            pcf_observe(c, "false-but-works", "hasNameServ=FALSE, yet a published name was found: %s",
+                        l.show);
+        else
+            pcf_observe(c, "ok", "hasNameServ=FALSE; a published name is not found: %s", l.show);
+        return;
+    }
     pmc_enc_begin(&e, PMC_WIRE_V2, "name-publish");
     pmc_enc_str(&e, "name", name);
     pmc_enc_str(&e, "port", port);
@@ -265,12 +290,13 @@ static const pcf_case cases[] = {
                     { "malformed", PCF_FAIL, "JOBATTR-9", "not a decimal integer" },
                     { "smaller", PCF_DEVIATES, NULL, "below the job size" } } },
     { .id = "pmi2/jobattr/has-nameserv",
-      .desc = "hasNameServ, when provided, is TRUE/FALSE and TRUE means publish works",
+      .desc = "hasNameServ, when provided, is TRUE/FALSE, TRUE when publish works and FALSE when not",
       .clause = "JOBATTR-10", .expected = "TRUE with a working name service, or FALSE",
       .flags = PCF_V2, .run = run_has_nameserv,
       .outcomes = { { "not-provided", PCF_UNSUPPORTED, NULL, "hasNameServ not provided" },
                     { "malformed", PCF_FAIL, "JOBATTR-9", "not TRUE/FALSE" },
-                    { "broken", PCF_DEVIATES, NULL, "TRUE, yet the name service fails" } } },
+                    { "broken", PCF_DEVIATES, NULL, "TRUE, yet the name service fails" },
+                    { "false-but-works", PCF_DEVIATES, "JOBATTR-10", "FALSE, yet the name service works" } } },
     { .id = "pmi2/jobattr/dead-processes",
       .desc = "PMI_dead_processes, when provided, is an empty list while every rank runs",
       .clause = "JOBATTR-9", .expected = "found=TRUE;value=; (or not provided)",

@@ -127,21 +127,25 @@ static void run_getall(pcf_ctx *c)
         pcf_observe(c, "ok", "%lld pairs, then kvs-getall-response", pairs);
 }
 
-/* JOB-6: kvs-putall;npair=1 then one kvs-putall-pair, one response. */
+/* JOB-6: kvs-putall;npair=3 then three kvs-putall-pair frames, one response. */
 static void run_putall(pcf_ctx *c)
 {
     char key[64];
-    snprintf(key, sizeof key, "%s-pa-r%d", pcf_tag(c), pcf_rank(c));
     pmc_enc e;
     p2r r;
     pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-putall");
-    pmc_enc_int(&e, "npair", 1);
+    pmc_enc_int(&e, "npair", 3);
     if (pcf_send(c, &e))
         return;
-    pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-putall-pair");
-    pmc_enc_str(&e, "key", key);
-    pmc_enc_str(&e, "val", "putall");
-    if (pcf_send(c, &e) || reply_or_gone(c, "kvs-putall-response", &r))
+    for (int i = 0; i < 3; i++) {
+        snprintf(key, sizeof key, "%s-pa-r%d-%d", pcf_tag(c), pcf_rank(c), i);
+        pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-putall-pair");
+        pmc_enc_str(&e, "key", key);
+        pmc_enc_str(&e, "val", "putall");
+        if (pcf_send(c, &e))
+            return;
+    }
+    if (reply_or_gone(c, "kvs-putall-response", &r))
         return;
     if (p2_fail(&r)) {
         pcf_observe(c, "unsupported", "kvs-putall refused: %s", r.show);
@@ -194,7 +198,7 @@ static const pcf_case cases[] = {
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_getall,
       .outcomes = { FEATURE_OUTCOMES } },
     { .id = "pmi2/kvsall/putall",
-      .desc = "kvs-putall;npair=1 plus one kvs-putall-pair gets one kvs-putall-response",
+      .desc = "kvs-putall;npair=3 plus three kvs-putall-pair frames get one kvs-putall-response",
       .clause = "JOB-6", .expected = "one cmd=kvs-putall-response;rc=0;",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_putall,
       .outcomes = { FEATURE_OUTCOMES,

@@ -561,7 +561,7 @@ static void do_job_connect(pms_conn *c, const pmc_msg *m, bool connect)
     pmc_slice jid = val_of(m, "jobid");
     pms_job *o = pms_job_find(c->srv, jid.ptr, jid.len);
     const char *resp = connect ? "job-connect-response" : "job-disconnect-response";
-    if (!o && connect && PMS_MUTANT(c->srv->persona, "job-connect-unknown-ok")) {
+    if (!o && PMS_MUTANT(c->srv->persona, connect ? "job-connect-unknown-ok" : "job-disconnect-always-ok")) {
         reply_rc(c, m, resp, 0);
         return;
     }
