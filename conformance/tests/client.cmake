@@ -58,3 +58,19 @@ if(TARGET pmi2-driver-libpmi2)
             "${CMAKE_C_COMPILER}"
         LABELS peer TIMEOUT 120)
 endif()
+
+# Mutant clients (tools/mutant_client.c): the relay that breaks nothing gives
+# libpmiclient's verdicts through both drivers, and a mutant that breaks one
+# client-side clause is caught by that clause's case.
+foreach(drv pmi2-driver pmi1-driver)
+    pmc_add_test(NAME "conformance.client.mutant.none.${drv}"
+        COMMAND $<TARGET_FILE:pmi2-conform> client --timeout 10
+            --baseline "${pcf_bl}/client-libpmiclient.json"
+            -- $<TARGET_FILE:pcf-mutant-client> none $<TARGET_FILE:${drv}>
+        LABELS integration TIMEOUT 300)
+endforeach()
+pmc_add_test(NAME conformance.client.mutant.caught
+    COMMAND sh -c "\"$1\" --list | awk -F '\t' 'NF == 4 { n++ } END { exit !(n >= 40) }' || exit 1; \"$2\" client --timeout 10 client/keys/booleans -- \"$1\" bool-lower \"$3\" > \"$4\"; test $? -eq 1 && grep -Eq '^ *FAIL +client/keys/booleans ' \"$4\""
+        sh $<TARGET_FILE:pcf-mutant-client> $<TARGET_FILE:pmi2-conform> $<TARGET_FILE:pmi2-driver>
+        "${CMAKE_CURRENT_BINARY_DIR}/mutant-caught.out"
+    LABELS integration TIMEOUT 120)

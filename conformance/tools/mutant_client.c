@@ -146,7 +146,8 @@ static const mutant mutants[] = {
     /* ---- PMI-2: what the client understands */
     { "ignore-notfound", "KVS-5", "pmi2", M_IGNORE_NOTFOUND, RSP,
       "kvs-get found=FALSE read as found with an empty value" },
-    { "no-flag", "KVS-7", "pmi2", M_NO_FLAG, RSP, "flag= in responses not understood" },
+    { "no-flag", "KVS-7", "pmi2", M_NO_FLAG, RSP,
+      "flag= in responses not understood: the answer read the wrong way round" },
     { "no-semi-decode", "ESC-2", "pmi2", M_NO_SEMI_DECODE, RSP,
       "';;' in response values not decoded" },
     { "rc-ignored", "RC-4", "pmi2", M_RC_IGNORED, RSP, "rc!=0 read as success" },
@@ -216,8 +217,8 @@ static const mutant mutants[] = {
       "a PMI-1 response without rc read as failure" },
     { "v1-partial-crash", "RC-9", "pmi1", M_V1_PARTIAL_CRASH, RSP,
       "crash (SIGSEGV) on get_result rc!=0 without value" },
-    { "v1-version-ignored", "INIT-9", "pmi1", M_V1_VERSION_IGNORED, REQ | RSP,
-      "response_to_init read as the version asked for, not the one answered" },
+    { "v1-init-unchecked", "INIT-9", "pmi1", M_INIT_UNCHECKED, REQ | RSP,
+      "response_to_init rc!=0 read as success" },
     { "v1-name-misread", "V1CMD-22", "pmi1", M_V1_NAME_MISREAD, RSP,
       "lookup_result port= not understood" },
     { "v1-get-error-success", "RC-4", "pmi1", M_V1_GET_ERR_SUCCESS, RSP,
@@ -1101,11 +1102,20 @@ static bool response_hook(const pmc_msg *m, xmsg *x)
         x_set(x, "value", "", 0);
         break;
     }
-    case M_NO_FLAG:
-        if (x_idx(x, "flag") < 0)
+    case M_NO_FLAG: {
+        /* without found=, the answer is read the wrong way round: a miss
+         * (flag=FALSE, rc=0) as an empty value, a hit as a miss */
+        const char *f = x_get(x, "flag");
+        if (!f || x_idx(x, "found") >= 0)
             return false;
+        bool hit = !strcmp(f, "TRUE");
         x_del(x, "flag");
+        x_del(x, "value");
+        x_set(x, "found", hit ? "FALSE" : "TRUE", hit ? 5 : 4);
+        if (!hit)
+            x_set(x, "value", "", 0);
         break;
+    }
     case M_NO_SEMI_DECODE: {
         bool any = false;
         for (size_t i = 0; v2 && i < x->n; i++) {
@@ -1156,8 +1166,10 @@ static bool response_hook(const pmc_msg *m, xmsg *x)
             for (size_t i = 0; i < sizeof dflt / sizeof dflt[0]; i++)
                 if (!x_get(x, dflt[i][0]))
                     x_set(x, dflt[i][0], dflt[i][1], strlen(dflt[i][1]));
-        } else if (M->id == M_V1_GET_ERR_SUCCESS && !x_get(x, "value"))
+        } else if (v1 && !strcmp(c, "get_result") && !x_get(x, "value"))
             x_set(x, "value", "", 0);
+        else if (v1 && !strcmp(c, "lookup_result") && !x_get(x, "port"))
+            x_set(x, "port", "", 0);
         break;
     case M_RC_ONLY_1:
         if (!has || rc == 0 || rc == 1)
@@ -1444,8 +1456,12 @@ static void process(dir *d, const char *p, size_t n)
             on_response(&m, split, nmsg > 0);
             if (M->id == M_SPLIT_MISREAD && split && !killed_child) {
                 size_t skip = (size_t)(chunk_start - m.offset);
-                if (skip < m.raw.len)
-                    to_cli(m.raw.ptr + skip, m.raw.len - skip);
+                if (skip < m.raw.len && m.wire == PMC_WIRE_V2)
+                    to_cli(m.raw.ptr + skip, m.raw.len - skip); /* the head is lost */
+                else if (skip < m.raw.len) { /* a PMI-1 line: the head is taken as the line */
+                    to_cli(m.raw.ptr, skip);
+                    to_cli("\n", 1);
+                }
             }
         }
         nmsg++;
