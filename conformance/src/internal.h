@@ -10,6 +10,9 @@
 
 enum { PCF_EXIT_OK = 0, PCF_EXIT_NONCONFORMANT = 1, PCF_EXIT_USAGE = 2 };
 
+/* A whole file, malloc'd (NULL with errno set); *len its size. */
+char *pcf_slurp(const char *path, size_t *len);
+
 /* pmi2-conform mutate (mutate.c): its own options from argv[1] on. */
 int pcf_mutate_main(int argc, char **argv);
 

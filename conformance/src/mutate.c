@@ -97,24 +97,6 @@ static void *xrealloc(void *p, size_t n)
     return q;
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *b = xrealloc(NULL, cap);
-    size_t r;
-    while ((r = fread(b + n, 1, cap - n, f)) > 0) {
-        n += r;
-        if (n == cap)
-            b = xrealloc(b, cap *= 2);
-    }
-    fclose(f);
-    *len = n;
-    return b;
-}
-
 /* The directory this executable lives in, for the default peers beside it. */
 static void self_dir(char *dir, size_t n)
 {
@@ -328,7 +310,7 @@ static pcf_jv *read_report(const char *dir, char *err, size_t errlen)
     char path[PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/index.json", dir);
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = pcf_slurp(path, &len);
     if (!text) {
         snprintf(err, errlen, "no index.json: %s", strerror(errno));
         return NULL;
@@ -521,7 +503,7 @@ static void run_all(const mopts *o, const char *self, const char *outdir, const 
 static int load_expect(const mopts *o)
 {
     size_t len;
-    char *text = slurp(o->expect, &len);
+    char *text = pcf_slurp(o->expect, &len);
     if (!text) {
         fprintf(stderr, "pmi2-conform mutate: %s: %s\n", o->expect, strerror(errno));
         return -1;

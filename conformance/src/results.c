@@ -258,7 +258,7 @@ int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
  * so the run must give each case the same verdict (the report is its own
  * justification), SKIPPED included. */
 
-static char *slurp(const char *path, size_t *len)
+char *pcf_slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -286,7 +286,7 @@ static char *slurp(const char *path, size_t *len)
 int pcf_baseline_apply(pcf_results *rs, const char *path, bool strict, FILE *err)
 {
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = pcf_slurp(path, &len);
     if (!text) {
         fprintf(err, "pmi2-conform: baseline %s: %s\n", path, strerror(errno));
         return -1;
