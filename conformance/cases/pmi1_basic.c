@@ -79,6 +79,9 @@ static void run_appnum(pcf_ctx *c)
         return;
     if (pmc_msg_get_int(&m, "appnum", &a) != 1 || a < -1)
         pcf_observe(c, "bad-value", "%s", pcf_show(&m, b, sizeof b));
+    else if (pcf_rank(c) == 0 && a != 0 && a != -1)
+        /* rank 0 belongs to the first executable of any launch command */
+        pcf_observe(c, "wrong-appnum", "rank 0 got appnum=%lld, not 0 (or -1)", a);
     else
         pcf_observe(c, "ok", "appnum=%lld", a);
 }
@@ -118,6 +121,25 @@ static void run_kvsname_same(pcf_ctx *c)
         }
     }
     pcf_observe(c, "ok", "kvsname=%s", pcf_kvsname(c));
+}
+
+/* get_my_kvsname asked twice more: the name the session started with each time. */
+static void run_kvsname_stable(pcf_ctx *c)
+{
+    for (int i = 0; i < 2; i++) {
+        pmc_enc e;
+        pmc_msg m;
+        char b[300], got[300];
+        pmc_enc_begin(&e, PMC_WIRE_V1, "get_my_kvsname");
+        if (pcf_call(c, &e, "my_kvsname", &m))
+            return;
+        if (!pcf_get(&m, "kvsname", got, sizeof got) || strcmp(got, pcf_kvsname(c)) != 0) {
+            pcf_observe(c, "changed", "first %s, now: %s", pcf_kvsname(c),
+                        pcf_show(&m, b, sizeof b));
+            return;
+        }
+    }
+    pcf_observe(c, "ok", "kvsname=%s at every call", pcf_kvsname(c));
 }
 
 static void run_barrier_visibility(pcf_ctx *c)
@@ -197,8 +219,9 @@ static const pcf_case cases[] = {
     { .id = "pmi1/maxes/rc", .desc = "the maxes line carries rc",
       .clause = "RC-2", .expected = "cmd=maxes rc=0 ...",
       .flags = PCF_V1 | PCF_LOCAL, .run = run_maxes_rc },
-    { .id = "pmi1/appnum/value", .desc = "get_appnum answers an integer appnum",
-      .clause = "V1CMD-6", .expected = "cmd=appnum appnum=<int >= -1>",
+    { .id = "pmi1/appnum/value",
+      .desc = "get_appnum answers an integer appnum, 0 (or -1) on rank 0",
+      .clause = "V1CMD-6", .expected = "cmd=appnum appnum=<int >= -1>, 0 or -1 on rank 0",
       .flags = PCF_V1, .run = run_appnum },
     { .id = "pmi1/universe/value", .desc = "get_universe_size answers a size",
       .clause = "V1CMD-8", .expected = "cmd=universe_size size=<positive or -1>",
@@ -206,6 +229,9 @@ static const pcf_case cases[] = {
     { .id = "pmi1/kvs/kvsname-shared", .desc = "every rank gets the same kvsname",
       .clause = "V1CMD-7", .expected = "the same kvsname on every rank",
       .flags = PCF_V1, .run = run_kvsname_same },
+    { .id = "pmi1/kvs/kvsname-stable", .desc = "get_my_kvsname gives the same name at every call",
+      .clause = "V1CMD-7", .expected = "cmd=my_kvsname kvsname=<the name of the first call>",
+      .flags = PCF_V1, .run = run_kvsname_stable },
     { .id = "pmi1/kvs/barrier-visibility",
       .desc = "after the barrier every rank sees every other rank's put",
       .clause = "V1CMD-15", .expected = "get_result rc=0 with the exact value",

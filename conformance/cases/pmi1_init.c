@@ -5,7 +5,9 @@
  * 1.2 and 2.1 (M2) and crashes without the two keys (B2). */
 #include "damage.h"
 
-static void reinit(pcf_ctx *c, long long v, long long s, bool swapped, bool args)
+/* Returns 1 when the answer was rc=0 with the major asked for, 0 when not, -1
+ * when none came (observed). */
+static int reinit(pcf_ctx *c, long long v, long long s, bool swapped, bool args)
 {
     pmc_enc e;
     pmc_enc_begin(&e, PMC_WIRE_V1, "init");
@@ -18,7 +20,7 @@ static void reinit(pcf_ctx *c, long long v, long long s, bool swapped, bool args
     }
     pmc_msg m;
     if (pcf_call(c, &e, "response_to_init", &m) != 0)
-        return;
+        return -1;
     char b[300];
     long long rc = -1, rv = -1, rs = -1;
     int hr = pcf_rc(&m, &rc);
@@ -45,13 +47,62 @@ static void reinit(pcf_ctx *c, long long v, long long s, bool swapped, bool args
         else
             pcf_observe(c, "bad-refusal", "asked for %lld.%lld: %s", v, s, b);
     }
+    return hr == 1 && rc == 0 && rv == v;
+}
+
+/* INIT-4 with two different numbers (1.0 swapped: a reader by position sees
+ * version 0).  A server that refuses 1.0 whatever the order (INIT-7, graded
+ * by pmi1/init/version-1-0) is asked for 1.1 swapped instead, so the case
+ * grades the key parsing and not the 1.0 refusal. */
+static void run_swapped(pcf_ctx *c)
+{
+    pmc_enc e;
+    pmc_msg m;
+    char b[300], b0[300];
+    long long rc = -1, rv = -1, rs = -1;
+    for (int step = 0; step < 3; step++) {
+        long long s = step == 2 ? 1 : 0;
+        bool swapped = step != 1;
+        pmc_enc_begin(&e, PMC_WIRE_V1, "init");
+        if (swapped) {
+            pmc_enc_int(&e, "pmi_subversion", s);
+            pmc_enc_int(&e, "pmi_version", 1);
+        } else {
+            pmc_enc_int(&e, "pmi_version", 1);
+            pmc_enc_int(&e, "pmi_subversion", s);
+        }
+        if (pcf_call(c, &e, "response_to_init", &m) != 0)
+            return;
+        rc = rv = rs = -1;
+        int hr = pcf_rc(&m, &rc);
+        pmc_msg_get_int(&m, "pmi_version", &rv);
+        pmc_msg_get_int(&m, "pmi_subversion", &rs);
+        bool ok = hr == 1 && rc == 0 && rv == 1;
+        pcf_show(&m, step == 0 ? b0 : b, sizeof b);
+        if (step == 0 && ok) {
+            pcf_observe(c, "ok", "1.0 with the keys swapped: %s", b0);
+            return;
+        }
+        if (step == 1 && ok) {
+            pcf_observe(c, "refused", "1.0 with the keys swapped: %s; in the usual order: %s",
+                        b0, b);
+            return;
+        }
+        if (step == 2) {
+            if (ok)
+                pcf_observe(c, "ok", "1.0 is refused in either order (%s); 1.1 with the keys "
+                                     "swapped: %s", b0, b);
+            else
+                pcf_observe(c, "refused", "1.1 with the keys swapped: %s", b);
+        }
+    }
 }
 
 static void run_1_0(pcf_ctx *c) { reinit(c, 1, 0, false, true); }
 static void run_1_2(pcf_ctx *c) { reinit(c, 1, 2, false, true); }
 static void run_3_0(pcf_ctx *c) { reinit(c, 3, 0, false, true); }
 static void run_2_1(pcf_ctx *c) { reinit(c, 2, 1, false, true); }
-static void run_swapped(pcf_ctx *c) { reinit(c, 1, 0, true, true); }
+
 static void run_no_args(pcf_ctx *c) { reinit(c, 0, 0, false, false); }
 
 #define LOST                                                                                     \
@@ -82,7 +133,8 @@ static const pcf_case cases[] = {
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_2_1,
       .outcomes = { { "refused", PCF_DEVIATES, NULL, "did not answer 2.0" }, LOST } },
     { .id = "pmi1/init/keys-swapped",
-      .desc = "init with pmi_subversion before pmi_version is read by key (B2)",
+      .desc = "init with pmi_subversion before pmi_version is read by key (B2); 1.0, or 1.1 "
+              "when the server refuses 1.0 in either order",
       .clause = "INIT-4", .expected = "cmd=response_to_init rc=0 pmi_version=1 ...",
       .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_swapped,
       .outcomes = { { "refused", PCF_DEVIATES, NULL, "read the keys by position" }, LOST } },

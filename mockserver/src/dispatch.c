@@ -1,6 +1,7 @@
 /* Route one decoded request: validate it against the schema, answer a
  * malformed one with a specific error, hand the rest to the handlers. */
 #include "internal.h"
+#include "mutant.h"
 #include "mutants_v2.h"
 
 #include <stdlib.h>
@@ -60,6 +61,8 @@ void pms_unknown_command(pms_conn *c, const pmc_msg *m)
     }
     if (p->on_error == PMS_ERR_SILENT)
         return;
+    if (m->wire != PMC_WIRE_V2 && PMS_MUTANT(p, "v1-unknown-silent"))
+        return; /* V1CMD-25 broken (mutants_v1.c): the client waits for ever */
     if (!m->name.len) {
         pms_conn_close(c, "no command name"); /* ERR-6 */
         return;
@@ -70,6 +73,11 @@ void pms_unknown_command(pms_conn *c, const pmc_msg *m)
              (int)(m->name.len > 80 ? 80 : m->name.len), m->name.ptr);
     pmc_enc *e = pms_reply_begin(c, v2 ? PMC_WIRE_V2 : PMC_WIRE_V1, name,
                                  v2 ? m->thrid : (pmc_slice){ NULL, 0 });
+    if (!v2 && PMS_MUTANT(p, "v1-unknown-rc0")) { /* V1CMD-25 broken: a success */
+        pmc_enc_int(e, "rc", 0);
+        pms_reply_send(c);
+        return;
+    }
     pmc_enc_int(e, "rc", PMS_RC_UNKNOWN);
     pmc_enc_str(e, v2 ? "errmsg" : "msg", v2 ? "unknown command" : "unknown_command");
     pms_reply_send(c);
@@ -88,6 +96,18 @@ static void reject_invalid(pms_conn *c, const pmc_msg *m, const pmc_finding *f)
     pmc_errcode code = f ? f->code : PMC_E_INTERNAL;
     if (code == PMC_E_UNKNOWN_CMD || code == PMC_E_WRONG_DIRECTION) {
         pms_unknown_command(c, m);
+        return;
+    }
+    if (code == PMC_E_MISSING_KEY && PMS_MUTANT(c->srv->persona, "v1-name-missing-ok") &&
+        (m->cmd == PMC_V1_PUBLISH_NAME || m->cmd == PMC_V1_UNPUBLISH_NAME ||
+         m->cmd == PMC_V1_LOOKUP_NAME)) {
+        /* V1CMD-26 broken (mutants_v1.c): answered rc=0 without service or port */
+        char name[64];
+        snprintf(name, sizeof name, "%s_result",
+                 m->cmd == PMC_V1_PUBLISH_NAME ? "publish" : m->cmd == PMC_V1_LOOKUP_NAME ? "lookup" : "unpublish");
+        pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, name, m->thrid);
+        pmc_enc_int(e, "rc", 0);
+        pms_reply_send(c);
         return;
     }
     /* ERR-4 / ERR-8: say which key or rule was broken */

@@ -1,6 +1,7 @@
 /* Jobs: ranks, their nodes, PMI_process_mapping, and the requests that wait
  * (fences, barriers, node attributes, lazy gets). */
 #include "internal.h"
+#include "mutant.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -446,6 +447,8 @@ static bool in_group(const pms_job *j, const char *group, int node, int rank)
 {
     if (!group || strncmp(group, "WORLD", 5) == 0)
         return true;
+    if (PMS_MUTANT(j->srv->persona, "v1-group-list-as-world"))
+        return true; /* V1CMD-16 broken: every group is the whole job */
     if (strncmp(group, "NODE", 4) == 0)
         return j->ranks[rank].node == node;
     const char *p = group;
@@ -488,13 +491,23 @@ static void reply_barrier(pms_conn *c, const pms_wait *w)
     if (p->v1_barrier_rc)
         pmc_enc_int(e, "rc", 0);
     if (p->v1_max_subversion >= 2)
-        pmc_enc_str(e, "tag", group_tag(w->group));
+        pmc_enc_str(e, "tag", PMS_MUTANT(p, "v1-group-tag-wrong") ? "0" : group_tag(w->group));
     pms_reply_send(c);
 }
 
 static bool is_world(const pms_wait *w)
 {
     return !w->group || strncmp(w->group, "WORLD", 5) == 0;
+}
+
+/* Personas whose PMI-1 barrier counts barrier_in lines, not processes: the
+ * legacy Hydra proxy (Hydra 4.0.x: the only persona without a fence barrier
+ * that puts rc last) and Slurm (barrier_in shares the kvs-fence counters);
+ * Hydra HEAD's proxy keeps one epoch per process (proxy/pmip_barrier.c). */
+static bool barrier_counts_lines(const pms_persona *p)
+{
+    return PMS_MUTANT(p, "v1-barrier-counts-lines") || p->fence_counts_calls ||
+           (!p->fence_barrier && !p->v1_rc_first);
 }
 
 /* Release every wait of `kind` in the same group as `proto`. */
@@ -602,6 +615,36 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
         }
         return true;
     }
+    if (first && kind == PMS_WAIT_BARRIER && barrier_counts_lines(j->srv->persona)) {
+        /* PMI-1 barrier_in lines counted, not processes: Hydra 4.0's proxy
+         * (pmip_pmi_v1.c fn_barrier_in, a static barrier_count) and Slurm
+         * (the fence counters, slurm-pmi2.md §11) complete the barrier at
+         * the size-th line and send barrier_out to every process */
+        int need = 0;
+        for (int r = 0; r < j->size; r++)
+            need += participates(&j->ranks[r]);
+        if (waiting < need)
+            return false;
+        pms_kvs_commit_all(j);
+        int taken = 0;
+        for (pms_wait **pp = &j->waits; *pp && taken < need;) {
+            pms_wait *x = *pp;
+            if (x->kind == kind && is_world(x)) {
+                *pp = x->next;
+                pms_wait_free(x);
+                taken++;
+            } else {
+                pp = &x->next;
+            }
+        }
+        const pms_wait none = { .kind = PMS_WAIT_BARRIER };
+        for (int r = 0; r < j->size; r++) {
+            pms_conn *rc = j->ranks[r].conn;
+            if (participates(&j->ranks[r]) && rc && !rc->dead && !rc->deaf)
+                reply_barrier(rc, &none);
+        }
+        return true;
+    }
     if (first) {
         /* FENCE-5: a round completes when every process is in it; a second
          * fence from one process waits for the next round */
@@ -614,10 +657,14 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
                 in[w->conn->rank] = 1;
                 have++;
             }
+        if (in && kind == PMS_WAIT_BARRIER && need > 1 &&
+            PMS_MUTANT(j->srv->persona, "v1-barrier-early"))
+            need--; /* V1CMD-14 broken: the last process is not waited for */
         if (in && have >= need) {
             /* everyone is here: make the puts visible, then release one wait
              * per process */
-            pms_kvs_commit_all(j);
+            if (!(kind == PMS_WAIT_BARRIER && PMS_MUTANT(j->srv->persona, "v1-barrier-no-commit")))
+                pms_kvs_commit_all(j); /* else V1CMD-15 broken: the puts stay pending */
             release_round(j, kind, in);
             free(in);
             return true;

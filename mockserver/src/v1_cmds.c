@@ -1,5 +1,6 @@
 /* PMI-1 command handlers (also the init line of PMI-2 clients). */
 #include "internal.h"
+#include "mutant.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,9 @@ static pmc_slice val_of(const pmc_msg *m, const char *key)
 }
 
 static const pmc_slice no_thrid = { NULL, 0 };
+
+/* A behaviour mutant (mutants_v1.c) is switched on for this server. */
+#define MUT(c, nm) PMS_MUTANT((c)->srv->persona, nm)
 
 /* Begin a v1 reply; personas that put rc first get it here. */
 static pmc_enc *begin(pms_conn *c, const char *cmd, bool rc_first)
@@ -45,10 +49,17 @@ static void do_init(pms_conn *c, const pmc_msg *m)
         return;
     }
     int rv = -1, rs = -1;
-    if (p->v1_strict_init && (v == 1 || v == 2)) {
+    if (MUT(c, "v1-init-2x-refused") && v == 2 && sv > 0)
+        v = 99; /* INIT-10 broken: 2.s with s > 0 is refused */
+    if (MUT(c, "v1-init-accept-any") && v != 1 && v != 2) {
+        rv = (int)v; /* INIT-8 broken: any major is accepted */
+        rs = (int)sv;
+    } else if (p->v1_strict_init && (v == 1 || v == 2)) {
         /* INIT-7, INIT-10: same major, the server's highest subversion */
         rv = (int)v;
         rs = v == 1 ? p->v1_max_subversion : 0;
+        if (MUT(c, "v1-init-echo-subversion") && v == 1)
+            rs = (int)sv; /* INIT-7 broken: the client's subversion, not the server's */
     } else if (v == 2 && sv == 0) {
         rv = 2, rs = 0;
     } else if (v == 1 && sv >= 0 && sv <= p->v1_max_subversion) {
@@ -57,6 +68,10 @@ static void do_init(pms_conn *c, const pmc_msg *m)
         if (p->v1_rc_first && !p->fullinit_versions)
             rs = 2; /* Hydra 4.1+ announces 1.2 to any 1.x */
     }
+    if (rv < 0 && MUT(c, "v1-init-refusal-closes")) {
+        pms_conn_close(c, "init of a version this server does not speak"); /* INIT-8 broken */
+        return;
+    }
     if (rv < 0 && p->on_error == PMS_ERR_KILL_JOB) {
         /* mpich-wire.md §4.2: "PMI version mismatch", the job dies unanswered */
         pms_protocol_fatal(c, "PMI version mismatch");
@@ -64,18 +79,26 @@ static void do_init(pms_conn *c, const pmc_msg *m)
     }
     c->version = rv < 0 ? 0 : rv;
     c->subversion = rs < 0 ? 0 : rs;
-    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "response_to_init", no_thrid);
-    /* INIT-8: a refusal is rc!=0 with the version this server speaks */
-    int rc = rv < 0 ? (p->on_error == PMS_ERR_REPLY ? PMS_RC_FAIL : -1) : 0;
-    if (p->v1_rc_first)
-        pmc_enc_int(e, "rc", rc);
-    /* a refusal names the version this server speaks */
-    bool as_v1 = v == 1 && !p->v1_strict_init;
-    pmc_enc_int(e, "pmi_version", rv < 0 ? (as_v1 ? 1 : 2) : rv);
-    pmc_enc_int(e, "pmi_subversion", rv < 0 ? (as_v1 ? p->v1_max_subversion : 0) : rs);
-    if (!p->v1_rc_first)
-        pmc_enc_int(e, "rc", rc);
-    pms_reply_send(c);
+    int answers = MUT(c, "v1-init-answered-twice") && c->job ? 2 : 1; /* INIT-13 broken */
+    for (int a = 0; a < answers; a++) {
+        pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "response_to_init", no_thrid);
+        /* INIT-8: a refusal is rc!=0 with the version this server speaks */
+        int rc = rv < 0 ? (p->on_error == PMS_ERR_REPLY ? PMS_RC_FAIL : -1) : 0;
+        bool no_rc = MUT(c, "v1-init-no-rc"); /* INIT-5 broken */
+        if (p->v1_rc_first && !no_rc)
+            pmc_enc_int(e, "rc", rc);
+        /* a refusal names the version this server speaks */
+        bool as_v1 = v == 1 && !p->v1_strict_init;
+        if (rv < 0 && MUT(c, "v1-init-refusal-bad-version")) /* INIT-8 broken: the asked one */
+            pmc_enc_int(e, "pmi_version", v), pmc_enc_int(e, "pmi_subversion", sv);
+        else {
+            pmc_enc_int(e, "pmi_version", rv < 0 ? (as_v1 ? 1 : 2) : rv);
+            pmc_enc_int(e, "pmi_subversion", rv < 0 ? (as_v1 ? p->v1_max_subversion : 0) : rs);
+        }
+        if (!p->v1_rc_first && !no_rc)
+            pmc_enc_int(e, "rc", rc);
+        pms_reply_send(c);
+    }
 }
 
 /* PMI_PORT mode: the client identifies itself; the server answers with its
@@ -125,30 +148,47 @@ static bool need_rank(pms_conn *c, const pmc_msg *m)
 
 static void do_get_maxes(pms_conn *c)
 {
-    pmc_enc *e = begin(c, "maxes", true);
-    pmc_enc_int(e, "kvsname_max", 256);
+    pmc_enc *e = MUT(c, "v1-maxes-no-rc") ? pms_reply_begin(c, PMC_WIRE_V1, "maxes", no_thrid)
+                                          : begin(c, "maxes", true);
+    pmc_enc_int(e, "kvsname_max", MUT(c, "v1-maxes-kvsname-small") ? 4 : 256);
     pmc_enc_int(e, "keylen_max", c->srv->cfg.limits.max_key);
-    pmc_enc_int(e, "vallen_max", c->srv->cfg.limits.max_val);
+    if (!MUT(c, "v1-maxes-no-vallen"))
+        pmc_enc_int(e, "vallen_max", c->srv->cfg.limits.max_val *
+                                         (MUT(c, "v1-maxes-vallen-overstated") ? 2 : 1));
     pms_reply_send(c);
 }
 
-static void do_simple_int(pms_conn *c, const char *resp, const char *key, long long v)
+static void do_simple_int(pms_conn *c, const char *resp, const char *key, long long v, bool omit)
 {
     pmc_enc *e = begin(c, resp, true);
-    pmc_enc_int(e, key, v);
+    if (!omit)
+        pmc_enc_int(e, key, v);
     pms_reply_send(c);
 }
 
 static void do_my_kvsname(pms_conn *c)
 {
+    char name[128];
+    static unsigned calls, asked[1024]; /* mutant only: one job per run of the suite */
+    const char *n = c->job->id;
+    if (MUT(c, "v1-kvsname-per-rank")) { /* V1CMD-7 broken: one name per process */
+        snprintf(name, sizeof name, "%s_r%d", c->job->id, c->rank);
+        n = name;
+    } else if (MUT(c, "v1-kvsname-unstable") && c->rank >= 0 && c->rank < 1024 &&
+               asked[c->rank]++ > 0) {
+        snprintf(name, sizeof name, "%s_%u", c->job->id, ++calls); /* V1CMD-7 broken */
+        n = name;
+    }
     pmc_enc *e = begin(c, "my_kvsname", true);
-    pmc_enc_str(e, "kvsname", c->job->id);
+    pmc_enc_str(e, "kvsname", n);
     pms_reply_send(c);
 }
 
 static void put_result(pms_conn *c, int rc)
 {
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "put_result", no_thrid);
+    if (rc == 0 && MUT(c, "v1-put-rc-nonzero"))
+        rc = PMS_RC_FAIL; /* V1CMD-9 broken: stored, yet answered as a failure */
     pmc_enc_int(e, "rc", rc);
     if (c->srv->persona->v1_msg)
         pmc_enc_str(e, "msg", rc ? "failure" : "success");
@@ -163,6 +203,12 @@ static pms_job *kvs_of(pms_conn *c, const pmc_msg *m, bool for_put)
     pmc_slice n = val_of(m, "kvsname");
     if (c->srv->persona->on_error != PMS_ERR_REPLY || !n.ptr || pmc_slice_eq(n, c->job->id))
         return c->job;
+    if (MUT(c, for_put ? "v1-put-ignores-kvsname" : "v1-get-ignores-kvsname"))
+        return c->job; /* V1CMD-11 broken: the kvsname is never looked at */
+    size_t idl = strlen(c->job->id);
+    if (MUT(c, "v1-kvsname-per-rank") && n.len > idl + 2 && memcmp(n.ptr, c->job->id, idl) == 0 &&
+        memcmp(n.ptr + idl, "_r", 2) == 0)
+        return c->job; /* the per-process names all lead to the job's space */
     pms_job *o = pms_job_find(c->srv, n.ptr, n.len);
     return o && !for_put && pms_job_may_read(c->job, o) ? o : NULL;
 }
@@ -172,8 +218,53 @@ static void do_put(pms_conn *c, const pmc_msg *m)
     pms_job *j = kvs_of(c, m, true);
     const pms_persona *p = c->srv->persona;
     pmc_slice k = val_of(m, "key"), v = val_of(m, "value");
+    if (MUT(c, "v1-put-positional") && m->npairs >= 3) {
+        k = m->pairs[1].val; /* PAIR-1 broken: "kvsname key value" by position */
+        v = m->pairs[2].val;
+    }
+    if (MUT(c, "v1-put-unknown-key-refused")) {
+        for (size_t i = 0; i < m->npairs; i++) /* PAIR-5 broken */
+            if (!pmc_slice_eq(m->pairs[i].key, "kvsname") && !pmc_slice_eq(m->pairs[i].key, "key") &&
+                !pmc_slice_eq(m->pairs[i].key, "value")) {
+                put_result(c, PMS_RC_KEY);
+                return;
+            }
+    }
+    if (MUT(c, "v1-line-limit-512") && m->raw.len > 512) {
+        put_result(c, PMS_RC_FAIL); /* LIMIT-8 broken: lines above 512 bytes refused */
+        return;
+    }
     if (!j) {
         put_result(c, PMS_RC_FAIL);
+        return;
+    }
+    if (v.ptr && MUT(c, "v1-value-keeps-spaces")) {
+        /* V1-5 broken: the value runs to the end of the line, the bare
+         * words after it included */
+        size_t i = 0;
+        while (i < m->npairs && m->pairs[i].val.ptr != v.ptr)
+            i++;
+        bool bare_after = i + 1 < m->npairs;
+        for (size_t q = i + 1; q < m->npairs; q++)
+            bare_after = bare_after && (m->pairs[q].flags & PMC_PAIR_BARE);
+        const char *end = m->raw.ptr + m->raw.len;
+        if (bare_after && v.ptr >= m->raw.ptr && v.ptr < end) {
+            while (end > v.ptr && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+                end--;
+            v.len = (size_t)(end - v.ptr);
+        }
+    }
+    if (v.ptr && MUT(c, "v1-value-cut-at-equals")) {
+        const char *eq = memchr(v.ptr, '=', v.len); /* V1-5 broken */
+        if (eq)
+            v.len = (size_t)(eq - v.ptr);
+    }
+    if (v.ptr && v.len == 0 && MUT(c, "v1-empty-value-lost")) {
+        put_result(c, 0); /* V1-6 broken: answered, nothing stored */
+        return;
+    }
+    if (MUT(c, "v1-put-not-stored")) {
+        put_result(c, 0); /* V1CMD-9 broken */
         return;
     }
     if ((!k.ptr || !v.ptr) && p->missing_key_null) {
@@ -194,6 +285,16 @@ static void do_get(pms_conn *c, const pmc_msg *m)
     pms_job *j = kvs_of(c, m, false);
     const pms_persona *p = c->srv->persona;
     pmc_slice k = val_of(m, "key");
+    pmc_slice n = val_of(m, "kvsname");
+    if (p->kvsname_must_match && n.ptr && !pmc_slice_eq(n, c->job->id) &&
+        !pms_kvs_lookup(c->job, c, k) &&
+        !(p->getjobattr_kvs && pmc_slice_eq(k, "PMI_dead_processes"))) {
+        /* Hydra's proxy answers the keys it holds whatever the kvsname; a
+         * miss goes to mpiexec, which ends the job on a foreign kvsname
+         * (mpich-wire.md §4.3, M3; the reference transcripts' kvsname=x) */
+        pms_protocol_fatal(c, "get of a key not held, naming another job's kvsname");
+        return;
+    }
     if (!j) {
         pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "get_result", no_thrid);
         pmc_enc_int(e, "rc", PMS_RC_FAIL);
@@ -201,7 +302,8 @@ static void do_get(pms_conn *c, const pmc_msg *m)
         pms_reply_send(c);
         return;
     }
-    const pms_kv *kv = pms_kvs_lookup(j, c, k);
+    /* persona v1_put_hidden: PMI-1 puts wait for the barrier, the putter's own too */
+    const pms_kv *kv = p->v1_put_hidden ? pms_kvs_get(&j->kvs, k.ptr, k.len) : pms_kvs_lookup(j, c, k);
     if (!kv && p->getjobattr_kvs && pmc_slice_eq(k, "PMI_dead_processes")) {
         /* Hydra answers this one in the proxy: an empty list */
         char buf[4096];
@@ -212,14 +314,6 @@ static void do_get(pms_conn *c, const pmc_msg *m)
             pmc_enc_str(e, "msg", "success");
         pmc_enc_str(e, "value", buf);
         pms_reply_send(c);
-        return;
-    }
-    pmc_slice n = val_of(m, "kvsname");
-    if (!kv && p->kvsname_must_match && n.ptr && !pmc_slice_eq(n, c->job->id)) {
-        /* Hydra's proxy answers the keys it holds whatever the kvsname; a
-         * miss goes to mpiexec, which ends the job on a foreign kvsname
-         * (mpich-wire.md §4.3, M3; the reference transcripts' kvsname=x) */
-        pms_protocol_fatal(c, "get of a key not held, naming another job's kvsname");
         return;
     }
     if (!kv && pmc_slice_eq(k, "PMI_process_mapping")) {
@@ -233,7 +327,11 @@ static void do_get(pms_conn *c, const pmc_msg *m)
         pmc_enc_int(e, "rc", 0);
         if (p->v1_msg)
             pmc_enc_str(e, "msg", "success");
-        pmc_enc_slice(e, PMC_SLICE_LIT("value"), (pmc_slice){ kv->val, kv->vlen });
+        if (!MUT(c, "v1-get-no-value")) /* V1CMD-12 broken: no value */
+            pmc_enc_slice(e, PMC_SLICE_LIT("value"), (pmc_slice){ kv->val, kv->vlen });
+    } else if (MUT(c, "v1-get-miss-rc0")) {
+        pmc_enc_int(e, "rc", 0); /* V1CMD-13 broken: a miss is a success with no value */
+        pmc_enc_str(e, "value", "");
     } else {
         pmc_enc_int(e, "rc", p->v1_get_notfound_rc);
         if (p->v1_msg) {
@@ -247,9 +345,12 @@ static void do_get(pms_conn *c, const pmc_msg *m)
 
 static void do_finalize(pms_conn *c)
 {
-    pmc_enc *e = begin(c, "finalize_ack", true);
-    (void)e;
-    pms_reply_send(c);
+    if (!MUT(c, "v1-finalize-unanswered")) { /* V1CMD-17 broken: no answer */
+        pmc_enc *e = begin(c, MUT(c, "v1-finalize-wrong-name") ? "finalize_result" : "finalize_ack",
+                           true);
+        (void)e;
+        pms_reply_send(c);
+    }
     c->finalized = true;
     if (c->job && c->rank >= 0)
         c->job->ranks[c->rank].state = PMS_RANK_FINALIZED;
@@ -264,6 +365,8 @@ static void do_abort(pms_conn *c, const pmc_msg *m)
     long long code = 1;
     pmc_msg_get_int(m, "exitcode", &code);
     pms_job *j = c->job;
+    if (MUT(c, "v1-abort-ignored"))
+        return; /* V1CMD-21 broken: the job goes on */
     j->aborted = true;
     j->exit_code = (int)code;
     pms_log(c->srv, 0, "rank %d of %s aborts with exit code %lld", c->rank, j->id, code);
@@ -280,9 +383,11 @@ static void name_reply(pms_conn *c, const char *resp, bool ok, const char *port,
     bool slurm_style = !p->v1_msg && p->nameserv_replace;
     bool lookup = port != NULL || strcmp(resp, "lookup_result") == 0;
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, resp, no_thrid);
+    if (MUT(c, "v1-publish-no-rc") && strcmp(resp, "publish_result") == 0)
+        slurm_style = true; /* RC-2 broken: info only */
     if (slurm_style)
         pmc_enc_str(e, "info", ok ? "ok" : "fail");
-    if (port && ok)
+    if (port && ok && !MUT(c, "v1-lookup-no-port")) /* V1CMD-22 broken: no port */
         pmc_enc_str(e, "port", port);
     if (p->v1_msg && (ok || !lookup))
         pmc_enc_str(e, "info", "ok");
@@ -311,7 +416,9 @@ static void do_publish(pms_conn *c, const pmc_msg *m)
 static void do_unpublish(pms_conn *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "service");
-    bool ok = n.ptr && pms_kvs_del(&c->srv->names, n.ptr, n.len);
+    bool ok = n.ptr && (MUT(c, "v1-unpublish-keeps") /* NAME-6 broken: nothing removed */
+                            ? pms_kvs_get(&c->srv->names, n.ptr, n.len) != NULL
+                            : pms_kvs_del(&c->srv->names, n.ptr, n.len));
     name_reply(c, "unpublish_result", ok || c->srv->persona->unpublish_always_ok, NULL,
                "service_not_found");
 }
@@ -341,11 +448,17 @@ void pms_handle_v1(pms_conn *c, const pmc_msg *m)
     const pms_persona *p = c->srv->persona;
     switch (m->cmd) {
     case PMC_V1_GET_MAXES: do_get_maxes(c); break;
-    case PMC_V1_GET_APPNUM: do_simple_int(c, "appnum", "appnum", p->appnum ? p->appnum : c->srv->cfg.appnum); break;
-    case PMC_V1_GET_UNIVERSE_SIZE:
+    case PMC_V1_GET_APPNUM: /* V1CMD-6 broken by two mutants: no appnum, or a wrong one */
+        do_simple_int(c, "appnum", "appnum",
+                      MUT(c, "v1-appnum-wrong") ? 3 : p->appnum ? p->appnum : c->srv->cfg.appnum,
+                      MUT(c, "v1-appnum-missing"));
+        break;
+    case PMC_V1_GET_UNIVERSE_SIZE: /* V1CMD-8 broken by two mutants: no size, or 0 */
         do_simple_int(c, "universe_size", "size",
-                      c->srv->cfg.universe_size ? c->srv->cfg.universe_size
-                      : p->getjobattr_kvs ? -1 : c->job->size);
+                      MUT(c, "v1-universe-zero") ? 0
+                      : c->srv->cfg.universe_size ? c->srv->cfg.universe_size
+                      : p->getjobattr_kvs ? -1 : c->job->size,
+                      MUT(c, "v1-universe-missing"));
         break;
     case PMC_V1_GET_MY_KVSNAME: do_my_kvsname(c); break;
     case PMC_V1_PUT: do_put(c, m); break;
@@ -356,7 +469,16 @@ void pms_handle_v1(pms_conn *c, const pmc_msg *m)
     case PMC_V1_PUBLISH_NAME: do_publish(c, m); break;
     case PMC_V1_UNPUBLISH_NAME: do_unpublish(c, m); break;
     case PMC_V1_LOOKUP_NAME: do_lookup(c, m); break;
-    case PMC_V1_SPAWN: pms_spawn_v1(c, m); break;
-    default: pms_unknown_command(c, m); break; /* V1CMD-25 */
+    case PMC_V1_SPAWN:
+        pms_spawn_v1(c, m);
+        if (!c->pmi1_spawn && MUT(c, "v1-spawn-two-results")) {
+            pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "spawn_result", no_thrid);
+            pmc_enc_int(e, "rc", 0); /* V1CMD-20 broken: a second spawn_result */
+            pms_reply_send(c);
+        }
+        break;
+    default:
+        pms_unknown_command(c, m); /* V1CMD-25 */
+        break;
     }
 }
