@@ -960,7 +960,7 @@ static void on_request(const pmc_msg *m)
     case M_V1_CR:
     case M_V1_SPACES:
     case M_V1_BARE_WORD:
-        if (!v1)
+        if (!v1 || !strcmp(c, "init")) /* the init line is INIT-2's */
             goto raw;
         x_encode(&x, NULL, &o);
         if (o.n && o.b[o.n - 1] == '\n') {
