@@ -286,8 +286,8 @@ static void do_kvs_get(pms_conn *c, const pmc_msg *m)
     if (PMS_MUTANT(p, "kvs-srcid-filter") && pmc_msg_get_int(m, "srcid", &srcid) == 1 &&
         srcid >= 0 && srcid != c->rank)
         kv = NULL; /* KVS-10 broken: srcid taken as a filter */
-    if (!kv && PMS_MUTANT(p, "get-before-fence-error") && j->ranks[c->rank].pending.live > 0) {
-        pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "kvs-get before kvs-fence");
+    if (!kv && PMS_MUTANT(p, "get-before-fence-closes") && j->ranks[c->rank].pending.live > 0) {
+        pms_conn_close(c, "kvs-get of a missing key before kvs-fence"); /* FENCE-4 broken */
         return;
     }
     /* Lazy fence (Hydra): a missing key is waited for while some rank has
@@ -523,8 +523,6 @@ static void do_abort(pms_conn *c, const pmc_msg *m)
         return;
     }
     pmc_msg_get_int(m, "exitcode", &code);
-    if (PMS_MUTANT(c->srv->persona, "abort-exitcode-ignored"))
-        code = 1;
     if (PMS_MUTANT(c->srv->persona, "abort-answered"))
         reply_rc(c, m, "abort-response", 0);
     pmc_slice msg = val_of(m, "msg");
