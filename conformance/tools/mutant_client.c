@@ -60,6 +60,10 @@ typedef enum {
     M_V1_NONPRINT, M_V1_NO_KVSNAME, M_V1_GROUP_BARRIER, M_V1_INIT_SWAPPED, M_V1_INIT_PIPELINED,
     M_V1_AFTER_FINALIZE, M_V1_NO_BARRIER, M_V1_VALUE_FIRST, M_V1_RC_REQUIRED, M_V1_PARTIAL_CRASH,
     M_V1_VERSION_IGNORED, M_V1_NAME_MISREAD, M_V1_GET_ERR_SUCCESS, M_V1_DUP_KEY,
+    /* PMI-2 responses in forms a receiver tolerates */
+    M_KEY_CHARS_REJECTED, M_UNKNOWN_KEY_REJECTED, M_BOOL_LOWER_MISREAD, M_RC_FIRST_ONLY,
+    M_JUNK_REJECTED, M_BARE_REJECTED, M_LEN_STRICT_READER, M_THRID_FIRST_ONLY,
+    M_EMPTY_VALUE_REJECTED,
 } mid;
 
 typedef struct {
@@ -189,6 +193,19 @@ static const mutant mutants[] = {
       "the end of the stream after finalize is an error (exit 1)" },
     { "value-truncated", "RC-4", "pmi2", M_VALUE_TRUNCATED, RSP,
       "kvs-get values cut to 255 bytes, rc=0 (silent truncation taken as success)" },
+    /* ---- PMI-2: responses in the forms a receiver must (or should) accept.
+     * Not listed yet: key-chars-rejected (KEY-2), unknown-key-rejected (PAIR-5),
+     * bool-lower-misread (BOOL-3), junk-rejected (BODY-6), bare-rejected (BODY-9)
+     * and thrid-first-only (THRID-8) are implemented below (M_*), but their
+     * cases need the mock server's v2-* mutant personas in parallel runs, whose
+     * response rewriting (mockserver/src/mutants_v2.c) keeps its state in
+     * process-wide statics: concurrent runs corrupt each other's responses. */
+    { "rc-first-only", "PAIR-1", "pmi2", M_RC_FIRST_ONLY, RSP,
+      "rc looked for only first after cmd (and thrid): elsewhere read as a failure" },
+    { "len-strict-reader", "FRAME-3", "pmi2", M_LEN_STRICT_READER, RSP,
+      "a length field not written %6u taken as a framing error (connection dropped)" },
+    { "empty-value-rejected", "BODY-8", "pmi2", M_EMPTY_VALUE_REJECTED, RSP,
+      "an empty value in a response read as no value" },
     /* ---- PMI-1 */
     { "v1-cr", "V1-2", "pmi1", M_V1_CR, REQ, "lines end with CR LF" },
     { "v1-spaces", "V1-1", "pmi1", M_V1_SPACES, REQ, "two spaces between pairs" },
@@ -332,8 +349,11 @@ static void to_srv(const void *p, size_t n)
     if (!srv_eof)
         write_all(fd_srv, p, n);
 }
+static bool cli_cut; /* the program's connection dropped by the relay */
 static void to_cli(const void *p, size_t n)
 {
+    if (cli_cut)
+        return;
     tr("<", p, n);
     write_all(fd_cli, p, n);
 }
@@ -1084,6 +1104,28 @@ static void emit_cli(const xmsg *x)
     b_free(&o);
 }
 
+/* the client took a response as a framing error: its connection ends */
+static void cut_client(void)
+{
+    cli_cut = true;
+    shutdown(fd_cli, SHUT_RDWR);
+}
+
+static bool key_known(const char *k)
+{
+    static const char *const known[] = {
+        "rc", "errmsg", "thrid", "found", "value", "jobid", "rank", "size", "appnum",
+        "pmi-version", "pmi-subversion", "debugged", "pmiverbose", "spawner-jobid", "port",
+        "kvscopy", "flag", "pmi_version", "pmi_subversion", "msg", "kvsname", "kvsname_max",
+        "keylen_max", "vallen_max", "universe_size", "tag", "info", "npairs", "count", "errcodes",
+        "ring-count", "ring-left", "ring-right", "nprocs", "keyval", "cmd", NULL
+    };
+    for (const char *const *p = known; *p; p++)
+        if (!strcmp(*p, k))
+            return true;
+    return false;
+}
+
 /* true: the message was dealt with (sent rewritten, or dropped) */
 static bool response_hook(const pmc_msg *m, xmsg *x)
 {
@@ -1301,6 +1343,69 @@ static bool response_hook(const pmc_msg *m, xmsg *x)
             return false;
         x_del(x, "port");
         break;
+    case M_KEY_CHARS_REJECTED:
+    case M_UNKNOWN_KEY_REJECTED: {
+        bool bad = false;
+        for (size_t i = 0; v2 && i < x->n && !bad; i++) {
+            if (M->id == M_UNKNOWN_KEY_REJECTED)
+                bad = !key_known(x->p[i].k) && strncmp(x->p[i].k, "ppkey", 5) &&
+                      strncmp(x->p[i].k, "ppval", 5) && strncmp(x->p[i].k, "errcode", 7);
+            else
+                bad = x->p[i].kl == 0 ||
+                      strspn(x->p[i].k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789-_") != x->p[i].kl;
+        }
+        if (!bad)
+            return false;
+        x_set(x, "rc", "14", 2);
+        x_del(x, "found");
+        x_del(x, "value");
+        break;
+    }
+    case M_BOOL_LOWER_MISREAD: {
+        bool any = false;
+        for (size_t i = 0; v2 && i < x->n; i++)
+            if (!strcmp(x->p[i].v, "true") || !strcmp(x->p[i].v, "false")) {
+                free(x->p[i].v);
+                x->p[i].v = dupn("FALSE", 5);
+                x->p[i].vl = 5;
+                any = true;
+            }
+        if (!any)
+            return false;
+        break;
+    }
+    case M_RC_FIRST_ONLY: {
+        int at = x_idx(x, "rc"), want = x_idx(x, "thrid") == 0 ? 1 : 0;
+        if (!v2 || at < 0 || at == want)
+            return false;
+        x_set(x, "rc", "14", 2);
+        break;
+    }
+    case M_JUNK_REJECTED:
+    case M_BARE_REJECTED:
+    case M_LEN_STRICT_READER: {
+        uint32_t n = M->id == M_JUNK_REJECTED ? PMC_NOTE_TRAILING_JUNK
+                     : M->id == M_BARE_REJECTED
+                         ? (PMC_NOTE_BARE_KEY | PMC_NOTE_EMPTY_TOKEN)
+                         : (PMC_NOTE_LEN_LEFT | PMC_NOTE_LEN_ZERO | PMC_NOTE_LEN_ATOI);
+        if (!v2 || !(m->notes & n))
+            return false;
+        cut_client();
+        return true;
+    }
+    case M_THRID_FIRST_ONLY:
+        if (!v2 || x_idx(x, "thrid") <= 0)
+            return false;
+        x_del(x, "thrid");
+        break;
+    case M_EMPTY_VALUE_REJECTED: {
+        int i = x_idx(x, "value");
+        if (!v2 || i < 0 || x->p[i].vl != 0)
+            return false;
+        x_del(x, "value");
+        break;
+    }
     case M_V1_IN_V2:
         if (!v1 || strcmp(c, "finalize_ack"))
             return false;
