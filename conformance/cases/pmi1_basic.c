@@ -166,6 +166,58 @@ static void run_barrier_visibility(pcf_ctx *c)
     pcf_observe(c, "ok", "saw the keys of %d other ranks", n - 1);
 }
 
+/* V1CMD-9, V1CMD-15: two puts before a barrier are both kept; a key put
+ * again before the next barrier has its new value after it (or, when the
+ * second put was refused, its old one).  Read by the next rank. */
+/* Get key `what` of rank o; 1 when it holds `want`, 0 after observing. */
+static int neighbour_has(pcf_ctx *c, const char *what, int o, const char *want,
+                         const char *outcome, const char *why)
+{
+    char key[64], got[64], b[300];
+    pmc_msg m;
+    bool found;
+    snprintf(key, sizeof key, "%s-%s-r%d", pcf_tag(c), what, o);
+    if (pcf_kvs_get(c, key, &found, got, sizeof got, &m))
+        return 0;
+    if (found && strcmp(got, want) == 0)
+        return 1;
+    pcf_observe(c, outcome, "%s; %s after it: %s", why, key, pcf_show(&m, b, sizeof b));
+    return 0;
+}
+
+static void run_put_again(pcf_ctx *c)
+{
+    char k1[64], k2[64], why[300];
+    int n = pcf_size(c), r = pcf_rank(c), o = (r + 1) % n;
+    snprintf(k1, sizeof k1, "%s-again-r%d", pcf_tag(c), r);
+    snprintf(k2, sizeof k2, "%s-other-r%d", pcf_tag(c), r);
+    if (pcf_kvs_put(c, k1, "first") || pcf_kvs_put(c, k2, "other") || pcf_kvs_fence(c))
+        return;
+    snprintf(why, sizeof why, "rank %d put two keys before the barrier", o);
+    if (!neighbour_has(c, "again", o, "first", "lost", why) ||
+        !neighbour_has(c, "other", o, "other", "lost", why))
+        return;
+    pmc_enc e;
+    pmc_msg m;
+    long long rc = -1;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "put");
+    pmc_enc_str(&e, "kvsname", pcf_kvsname(c));
+    pmc_enc_str(&e, "key", k1);
+    pmc_enc_str(&e, "value", "second");
+    if (pcf_call(c, &e, "put_result", &m))
+        return;
+    bool replaced = pcf_rc(&m, &rc) == 1 && rc == 0;
+    char put2[200];
+    pcf_show(&m, put2, sizeof put2);
+    if (pcf_kvs_fence(c))
+        return;
+    snprintf(why, sizeof why, "rank %d put its key again before the next barrier: %s", o, put2);
+    if (neighbour_has(c, "again", o, replaced ? "second" : "first",
+                      replaced ? "old-value" : "refused-but-stored", why))
+        pcf_observe(c, "ok", "both keys after the first barrier; the second put (%s) left the %s "
+                             "value", put2, replaced ? "new" : "old");
+}
+
 static void run_get_missing(pcf_ctx *c, bool check_sign)
 {
     char key[64], got[64], b[300];
@@ -236,6 +288,15 @@ static const pcf_case cases[] = {
       .desc = "after the barrier every rank sees every other rank's put",
       .clause = "V1CMD-15", .expected = "get_result rc=0 with the exact value",
       .flags = PCF_V1, .min_ranks = 2, .run = run_barrier_visibility },
+    { .id = "pmi1/kvs/put-again",
+      .desc = "two puts before a barrier are both kept; a key put again has its new value "
+              "after the next barrier",
+      .clause = "V1CMD-15", .expected = "both keys, then the second value (the first when the "
+                                        "second put was refused)",
+      .flags = PCF_V1, .min_ranks = 2, .run = run_put_again,
+      .outcomes = { { "lost", PCF_DEVIATES, "V1CMD-9", "a put answered rc=0 was not stored" },
+                    { "refused-but-stored", PCF_DEVIATES, "V1CMD-9",
+                      "a put answered rc!=0 changed the value" } } },
     { .id = "pmi1/kvs/get-not-found", .desc = "a get of a key nobody put answers rc != 0",
       .clause = "V1CMD-13", .expected = "cmd=get_result rc=<non-zero>",
       .flags = PCF_V1, .run = run_get_missing_rc },

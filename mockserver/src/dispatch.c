@@ -237,6 +237,11 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
     missing_action mk = MK_NONE;
     if (c->job && c->job->wedged)
         ; /* persona job_wide_failures: nothing of this job is served any more */
+    else if (m->wire == PMC_WIRE_V1 && (m->notes & PMC_NOTE_V1_SPACES) &&
+             c->srv->persona->crash_on_v1_spaces)
+        /* runs of spaces the decoder tolerated (a persona that does not also
+         * reject them, as Slurm's does, in decode_error) */
+        pms_job_crash(c, "runs of spaces in a PMI-1 line");
     else if (m->wire == PMC_WIRE_V1 && c->version == 2 && c->srv->persona->bad_len_finalize)
         /* "cmd=ge" where a length field belongs: atoi gives 0 (slurm-pmi2.md §2, §3) */
         pms_conn_drop_finalize(c, "a PMI-1 line on a PMI-2 connection");

@@ -510,6 +510,17 @@ static bool barrier_counts_lines(const pms_persona *p)
            (!p->fence_barrier && !p->v1_rc_first);
 }
 
+/* A PMI-1 barrier publishes the puts made before it; a key put again
+ * replaces its old value, even on Hydra 4.0.2 (kvs_keep_first is its PMI-2
+ * KVS: observed pmi1/kvs/put-again, rc=0 and the second value). */
+static void commit_barrier(pms_job *j)
+{
+    bool replace = !PMS_MUTANT(j->srv->persona, "v1-barrier-keeps-old"); /* V1CMD-15 broken */
+    for (int r = 0; r < j->size; r++)
+        pms_kvs_commit(&j->kvs, &j->ranks[r].pending, replace);
+    pms_kvs_commit(&j->kvs, &j->pending, replace);
+}
+
 /* Release every wait of `kind` in the same group as `proto`. */
 static void release(pms_job *j, pms_wait_kind kind, const pms_wait *proto)
 {
@@ -625,7 +636,7 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
             need += participates(&j->ranks[r]);
         if (waiting < need)
             return false;
-        pms_kvs_commit_all(j);
+        commit_barrier(j);
         int taken = 0;
         for (pms_wait **pp = &j->waits; *pp && taken < need;) {
             pms_wait *x = *pp;
@@ -663,8 +674,10 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
         if (in && have >= need) {
             /* everyone is here: make the puts visible, then release one wait
              * per process */
-            if (!(kind == PMS_WAIT_BARRIER && PMS_MUTANT(j->srv->persona, "v1-barrier-no-commit")))
-                pms_kvs_commit_all(j); /* else V1CMD-15 broken: the puts stay pending */
+            if (kind == PMS_WAIT_BARRIER)
+                commit_barrier(j);
+            else
+                pms_kvs_commit_all(j);
             release_round(j, kind, in);
             free(in);
             return true;

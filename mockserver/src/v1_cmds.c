@@ -187,8 +187,6 @@ static void do_my_kvsname(pms_conn *c)
 static void put_result(pms_conn *c, int rc)
 {
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "put_result", no_thrid);
-    if (rc == 0 && MUT(c, "v1-put-rc-nonzero"))
-        rc = PMS_RC_FAIL; /* V1CMD-9 broken: stored, yet answered as a failure */
     pmc_enc_int(e, "rc", rc);
     if (c->srv->persona->v1_msg)
         pmc_enc_str(e, "msg", rc ? "failure" : "success");
@@ -263,10 +261,10 @@ static void do_put(pms_conn *c, const pmc_msg *m)
         put_result(c, 0); /* V1-6 broken: answered, nothing stored */
         return;
     }
-    if (MUT(c, "v1-put-not-stored")) {
-        put_result(c, 0); /* V1CMD-9 broken */
-        return;
-    }
+    if (MUT(c, "v1-put-keeps-last-only") && j == c->job && c->rank >= 0)
+        pms_kvs_clear(&j->ranks[c->rank].pending); /* V1CMD-9 broken: earlier puts lost */
+    bool again = k.ptr && (pms_kvs_get(&j->kvs, k.ptr, k.len) ||
+                           (c->rank >= 0 && pms_kvs_get(&j->ranks[c->rank].pending, k.ptr, k.len)));
     if ((!k.ptr || !v.ptr) && p->missing_key_null) {
         put_result(c, 0); /* Slurm: nothing stored, rc=0 (observed) */
         return;
@@ -276,6 +274,8 @@ static void do_put(pms_conn *c, const pmc_msg *m)
     int rc;
     (void)p;
     pms_kvs_store(j, c, PMC_WIRE_V1, k, v, &rc);
+    if (again && !rc && MUT(c, "v1-put-again-rc-nonzero"))
+        rc = PMS_RC_FAIL; /* V1CMD-9 broken: replaced, yet answered as a failure */
     put_result(c, rc);
 }
 
