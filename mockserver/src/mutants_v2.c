@@ -445,7 +445,8 @@ bool pms_mutant_v2_request(pms_conn *c, const pmc_msg **mp)
     }
     static const char *const rewrite[] = { "v2-last-dup-wins", "v2-pairs-by-position",
                                            "v2-keys-casefold", "v2-backslash-decoded",
-                                           "v2-value-cut-at-equals", NULL };
+                                           "v2-value-cut-at-equals", "spawn-counts-unchecked",
+                                           NULL };
     if (!one_of(mu, rewrite) || !copy_pairs(m))
         return false;
     size_t w = 0;
@@ -459,6 +460,16 @@ bool pms_mutant_v2_request(pms_conn *c, const pmc_msg **mp)
                 rp[k++] = rp[i];
         }
         rcopy.npairs = k;
+    } else if (is(c, "spawn-counts-unchecked")) {
+        /* SPAWN-5 broken: ncmds is whatever the segments make it */
+        static char n[24];
+        size_t segs = 0;
+        for (size_t i = 0; i < rcopy.npairs; i++)
+            segs += pmc_slice_eq(rp[i].key, "subcmd");
+        snprintf(n, sizeof n, "%zu", segs);
+        for (size_t i = 0; m->cmd == PMC_V2_SPAWN && i < rcopy.npairs; i++)
+            if (pmc_slice_eq(rp[i].key, "ncmds"))
+                rp[i].val = pmc_slice_cstr(n);
     } else if (is(c, "v2-pairs-by-position")) {
         if (m->cmd == PMC_V2_KVS_PUT && rcopy.npairs >= 2) {
             rp[0].key = PMC_SLICE_LIT("key");

@@ -423,7 +423,7 @@ void pms_spawn_v2(pms_conn *c, const pmc_msg *m)
         }
         s0 = s1;
     }
-    if (!why && rq->ngot != rq->ncmds && !PMS_MUTANT(p, "spawn-counts-unchecked"))
+    if (!why && rq->ngot != rq->ncmds)
         why = "the number of subcmd segments differs from ncmds"; /* SPAWN-5 */
     for (int i = 0; !why && PMS_MUTANT(p, "spawn-info-key-refused") && i < rq->ngot; i++)
         for (int k = 0; k < rq->cmds[i].ninfo && !why; k++)
