@@ -67,6 +67,8 @@ struct pms_job {
     int barrier_done;     /* completed barrier epochs */
     pms_wait *waits;
     bool aborted;
+    bool rechecking;      /* pms_waits_recheck is running (a reply can re-enter it) */
+    bool recheck_again;   /* ... and the waits changed under it: another pass */
     bool wedged;          /* persona job_wide_failures: nothing of this job is answered */
     int exit_code;
     pms_job **connected;  /* job-connect'ed jobs */

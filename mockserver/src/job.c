@@ -864,33 +864,46 @@ void pms_dead_processes(const pms_job *j, char *buf, size_t n)
 
 void pms_waits_recheck(pms_job *j)
 {
-    while (try_collective(j, PMS_WAIT_FENCE) || try_collective(j, PMS_WAIT_BARRIER) ||
-           try_ring(j))
-        ;
-    pms_wait **pp = &j->waits;
-    while (*pp) {
-        pms_wait *w = *pp;
-        bool done = false;
-        if (w->kind == PMS_WAIT_NODEATTR && w->key) {
-            const pms_kv *kv = pms_kvs_get(&j->nodeattr[w->node], w->key, strlen(w->key));
-            if (kv) {
-                pms_nodeattr_reply(w->conn, thrid_of(w), kv);
-                done = true;
-            }
-        } else if (w->kind == PMS_WAIT_KVS_GET && w->key) {
-            const pms_kv *kv = pms_kvs_get(&j->kvs, w->key, strlen(w->key));
-            if (kv || !lazy_get_pending(j, w)) {
-                pms_kvs_get_reply(w->conn, thrid_of(w), kv);
-                done = true;
-            }
-        }
-        if (done) {
-            *pp = w->next;
-            pms_wait_free(w);
-        } else {
-            pp = &w->next;
-        }
+    /* A reply can close a connection (a send that fails), which drops that
+     * connection's waits, marks its rank gone and comes back here: so the
+     * wait is unlinked before it is answered, a nested call only asks for
+     * another pass, and every pass after an answer starts from the head. */
+    if (j->rechecking) {
+        j->recheck_again = true;
+        return;
     }
+    j->rechecking = true;
+    do {
+        j->recheck_again = false;
+        while (try_collective(j, PMS_WAIT_FENCE) || try_collective(j, PMS_WAIT_BARRIER) ||
+               try_ring(j))
+            ;
+        for (pms_wait **pp = &j->waits; *pp;) {
+            pms_wait *w = *pp;
+            const pms_kv *kv = NULL;
+            bool done = false;
+            if (w->kind == PMS_WAIT_NODEATTR && w->key) {
+                kv = pms_kvs_get(&j->nodeattr[w->node], w->key, strlen(w->key));
+                done = kv != NULL;
+            } else if (w->kind == PMS_WAIT_KVS_GET && w->key) {
+                kv = pms_kvs_get(&j->kvs, w->key, strlen(w->key));
+                done = kv || !lazy_get_pending(j, w);
+            }
+            if (!done) {
+                pp = &w->next;
+                continue;
+            }
+            *pp = w->next;
+            if (w->kind == PMS_WAIT_NODEATTR)
+                pms_nodeattr_reply(w->conn, thrid_of(w), kv);
+            else
+                pms_kvs_get_reply(w->conn, thrid_of(w), kv);
+            pms_wait_free(w);
+            j->recheck_again = true; /* the list may have changed under the reply */
+            break;
+        }
+    } while (j->recheck_again);
+    j->rechecking = false;
 }
 
 size_t pms_job_count(const pms_server *s)
