@@ -156,7 +156,8 @@ static void run_mixed(pcf_ctx *c)
 
 static void run_after_finalize(pcf_ctx *c)
 {
-    const pcf_crun *r = ref(c);
+    /* the server reads on after finalize: what a client sends then is seen */
+    const pcf_crun *r = pcf_client_run(c, &(pcf_cspec){ .linger = true });
     if (!r)
         return;
     char b[200];

@@ -524,6 +524,7 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
     pms_config cfg;
     pms_config_default(&cfg);
     cfg.persona = r->persona;
+    cfg.finalize_linger = r->spec.linger;
     cfg.log = fopen("/dev/null", "we");
     pms_server *s = pms_server_new(&cfg);
     if (!s) {
@@ -672,7 +673,8 @@ static pthread_cond_t pool_cv = PTHREAD_COND_INITIALIZER;
 
 static bool same_spec(const pcf_cspec *a, const pcf_cspec *b)
 {
-    if (a->np != b->np || a->nfaults != b->nfaults || a->abort_ignored != b->abort_ignored || strcmp(a->persona, b->persona) ||
+    if (a->np != b->np || a->nfaults != b->nfaults || a->abort_ignored != b->abort_ignored ||
+        a->linger != b->linger || strcmp(a->persona, b->persona) ||
         strcmp(a->script, b->script))
         return false;
     for (int i = 0; i < a->nfaults; i++) {

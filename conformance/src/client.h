@@ -45,6 +45,7 @@ typedef struct pcf_cspec {
     pms_fault faults[PCF_CMAX_FAULTS];
     int nfaults;
     bool abort_ignored;             /* abort does not kill the job (ABORT-8: who waits?) */
+    bool linger;                    /* the server reads on after finalize (FINALIZE-2) */
 } pcf_cspec;
 
 /* One request the client sent, as the server decoded it. */

@@ -98,6 +98,10 @@ static void reject_invalid(pms_conn *c, const pmc_msg *m, const pmc_finding *f)
         pms_unknown_command(c, m);
         return;
     }
+    if (m->wire == PMC_WIRE_V1 && PMS_MUTANT(c->srv->persona, "v1-error-closes")) {
+        pms_conn_close(c, "malformed PMI-1 request"); /* ERR-4 broken (mutants_v1.c) */
+        return;
+    }
     if (code == PMC_E_MISSING_KEY && PMS_MUTANT(c->srv->persona, "v1-name-missing-ok") &&
         (m->cmd == PMC_V1_PUBLISH_NAME || m->cmd == PMC_V1_UNPUBLISH_NAME ||
          m->cmd == PMC_V1_LOOKUP_NAME)) {
@@ -245,6 +249,8 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
     else if (m->wire == PMC_WIRE_V1 && c->version == 2 && c->srv->persona->bad_len_finalize)
         /* "cmd=ge" where a length field belongs: atoi gives 0 (slurm-pmi2.md §2, §3) */
         pms_conn_drop_finalize(c, "a PMI-1 line on a PMI-2 connection");
+    else if (c->finalized && c->srv->cfg.finalize_linger)
+        pms_fault_observe(c, m); /* after finalize: recorded, never answered */
     else if (pms_mutant_v2_request(c, &m))
         ; /* --mutant: answered by the mutant (mutants_v2.c) */
     else if (pms_fault_request(c, m))

@@ -265,16 +265,22 @@ static void arm(pms_conn *c, const pmc_msg *m, size_t idx)
     *t = a;
 }
 
+void pms_fault_observe(pms_conn *c, const pmc_msg *m)
+{
+    struct pms_faults *F = c->srv->faults;
+    if (F && F->has_obs && F->obs.request) {
+        pmc_vreport rep;
+        pmc_validate(m, PMC_VAL_REQUEST | PMC_VAL_UNKNOWN_KEYS, &rep);
+        F->obs.request(F->obs.ctx, c->id, c->rank, m, &rep);
+    }
+}
+
 bool pms_fault_request(pms_conn *c, const pmc_msg *m)
 {
     struct pms_faults *F = c->srv->faults;
     if (!F)
         return false;
-    if (F->has_obs && F->obs.request) {
-        pmc_vreport rep;
-        pmc_validate(m, PMC_VAL_REQUEST | PMC_VAL_UNKNOWN_KEYS, &rep);
-        F->obs.request(F->obs.ctx, c->id, c->rank, m, &rep);
-    }
+    pms_fault_observe(c, m);
     for (size_t i = 0; i < F->n && !c->dead; i++) {
         fx_fault *x = &F->f[i];
         if (!selects(x, c, m))

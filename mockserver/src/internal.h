@@ -282,6 +282,8 @@ void pms_dead_processes(const pms_job *j, char *buf, size_t n);
 
 /* observation and fault injection (faults.c); cheap no-ops when unused */
 bool pms_fault_request(pms_conn *c, const pmc_msg *m); /* true: a fault answered it */
+/* Hand the request to the observer only (no fault, no answer). */
+void pms_fault_observe(pms_conn *c, const pmc_msg *m);
 void pms_fault_reply_begin(pms_conn *c, const char *cmd, pmc_slice thrid);
 bool pms_fault_outgoing(pms_conn *c, size_t before); /* true: it took out[before..] */
 bool pms_fault_holding(const pms_conn *c); /* replies wait in the fault queue */

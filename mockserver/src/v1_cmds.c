@@ -49,6 +49,8 @@ static void do_init(pms_conn *c, const pmc_msg *m)
         return;
     }
     int rv = -1, rs = -1;
+    if (MUT(c, "v1-init-1-2-refused") && v == 1 && sv == 2)
+        v = 99; /* INIT-7 broken: 1.2 is refused */
     if (MUT(c, "v1-init-2x-refused") && v == 2 && sv > 0)
         v = 99; /* INIT-10 broken: 2.s with s > 0 is refused */
     if (MUT(c, "v1-init-accept-any") && v != 1 && v != 2) {
@@ -93,7 +95,8 @@ static void do_init(pms_conn *c, const pmc_msg *m)
             pmc_enc_int(e, "pmi_version", v), pmc_enc_int(e, "pmi_subversion", sv);
         else {
             pmc_enc_int(e, "pmi_version", rv < 0 ? (as_v1 ? 1 : 2) : rv);
-            pmc_enc_int(e, "pmi_subversion", rv < 0 ? (as_v1 ? p->v1_max_subversion : 0) : rs);
+            if (!MUT(c, "v1-init-no-subversion")) /* INIT-5 broken */
+                pmc_enc_int(e, "pmi_subversion", rv < 0 ? (as_v1 ? p->v1_max_subversion : 0) : rs);
         }
         if (!p->v1_rc_first && !no_rc)
             pmc_enc_int(e, "rc", rc);
@@ -345,6 +348,10 @@ static void do_get(pms_conn *c, const pmc_msg *m)
 
 static void do_finalize(pms_conn *c)
 {
+    if (MUT(c, "v1-finalize-closes")) {
+        pms_conn_close(c, "finalize"); /* V1CMD-17 broken: closed, never answered */
+        return;
+    }
     if (!MUT(c, "v1-finalize-unanswered")) { /* V1CMD-17 broken: no answer */
         pmc_enc *e = begin(c, MUT(c, "v1-finalize-wrong-name") ? "finalize_result" : "finalize_ack",
                            true);
@@ -354,7 +361,7 @@ static void do_finalize(pms_conn *c)
     c->finalized = true;
     if (c->job && c->rank >= 0)
         c->job->ranks[c->rank].state = PMS_RANK_FINALIZED;
-    c->closing = true;
+    c->closing = !c->srv->cfg.finalize_linger; /* linger: see pms_config */
     pms_conn_flush(c);
     if (c->job)
         pms_waits_recheck(c->job);
@@ -427,6 +434,10 @@ static void do_lookup(pms_conn *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "service");
     const pms_kv *kv = n.ptr ? pms_kvs_get(&c->srv->names, n.ptr, n.len) : NULL;
+    if (!kv && MUT(c, "v1-lookup-miss-found")) {
+        name_reply(c, "lookup_result", true, "", NULL); /* NAME-5 broken: rc=0 port= */
+        return;
+    }
     name_reply(c, "lookup_result", kv != NULL, kv ? kv->val : NULL, "service_not_found");
 }
 
@@ -463,7 +474,13 @@ void pms_handle_v1(pms_conn *c, const pmc_msg *m)
     case PMC_V1_GET_MY_KVSNAME: do_my_kvsname(c); break;
     case PMC_V1_PUT: do_put(c, m); break;
     case PMC_V1_GET: do_get(c, m); break;
-    case PMC_V1_BARRIER_IN: pms_barrier_enter(c, m); break;
+    case PMC_V1_BARRIER_IN:
+        if (m->npairs && MUT(c, "v1-group-refused")) { /* V1CMD-16 broken: 1.2 announced */
+            pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL, "no group barriers");
+            break;
+        }
+        pms_barrier_enter(c, m);
+        break;
     case PMC_V1_FINALIZE: do_finalize(c); break;
     case PMC_V1_ABORT: do_abort(c, m); break;
     case PMC_V1_PUBLISH_NAME: do_publish(c, m); break;

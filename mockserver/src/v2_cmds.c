@@ -500,7 +500,7 @@ static void do_finalize(pms_conn *c, const pmc_msg *m)
     if (c->job && c->rank >= 0)
         c->job->ranks[c->rank].state = PMS_RANK_FINALIZED;
     /* every real server closes the connection after finalize */
-    c->closing = true;
+    c->closing = !c->srv->cfg.finalize_linger; /* linger: see pms_config */
     pms_conn_flush(c);
     if (c->job)
         pms_waits_recheck(c->job);

@@ -50,6 +50,11 @@ typedef struct pms_config {
      * that makes no write progress for stall_timeout_ms meanwhile is closed. */
     size_t out_limit;         /* 1 MiB */
     int stall_timeout_ms;     /* 30000 */
+    /* Keep reading a connection after finalize, answering nothing, until the
+     * client ends the stream: an observer (pms_faults_observe) then sees what
+     * a client sends after finalize (FINALIZE-2), which a server that closes
+     * (as every real one does) never reads. */
+    bool finalize_linger;
 } pms_config;
 
 void pms_config_default(pms_config *c);
