@@ -12,8 +12,9 @@
  * answer (pcf_ask_served: a server that keeps it answers at once). */
 enum { ASK_MS = 1500 };
 
-/* After the bad bytes: wait for the answer and classify it. */
-static void grade_reaction(pcf_ctx *c, const char *reply)
+/* After the bad bytes: wait for the answer and classify it.  `word`: what
+ * the error text should name (ERR-8), or NULL. */
+static void grade_reaction_naming(pcf_ctx *c, const char *reply, const char *word)
 {
     pmc_msg m;
     pmc_error err;
@@ -29,6 +30,12 @@ static void grade_reaction(pcf_ctx *c, const char *reply)
         }
         if (h != 1 || rc == 0) {
             pcf_observe(c, "accepted", "answered as if valid: %s", pcf_show(&m, b, sizeof b));
+            return;
+        }
+        char em[200];
+        if (word && (!pcf_get(&m, "errmsg", em, sizeof em) || !strstr(em, word))) {
+            pcf_observe(c, "vague-errmsg", "the error text does not name %s: %s", word,
+                        pcf_show(&m, b, sizeof b));
             return;
         }
         /* an error answer; does the server then close (framing errors must)? */
@@ -49,6 +56,11 @@ static void grade_reaction(pcf_ctx *c, const char *reply)
     }
     pmc_error_format(&err, b, sizeof b);
     pcf_observe(c, "bad-response", "%s: %s", pws_result_name(r), b);
+}
+
+static void grade_reaction(pcf_ctx *c, const char *reply)
+{
+    grade_reaction_naming(c, reply, NULL);
 }
 
 /* A job-getid frame whose six-byte length field is replaced by `field`. */
@@ -103,7 +115,7 @@ static void run_missing_key(pcf_ctx *c)
     pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-put");
     pmc_enc_str(&e, "value", "v");
     if (pcf_send(c, &e) == 0)
-        grade_reaction(c, "kvs-put-response");
+        grade_reaction_naming(c, "kvs-put-response", "key");
 }
 
 /* Outcome tables.  Framing errors (ERR-5): closing is required; an error
@@ -159,6 +171,7 @@ static const pcf_case cases[] = {
                     { "error-then-close", PCF_PASS, NULL, "answered with an error, then closed" },
                     { "closed", PCF_DEVIATES, "ERR-4", "closed without an answer" },
                     { "accepted", PCF_DEVIATES, "KVS-2", "answered rc=0" },
+                    { "vague-errmsg", PCF_DEVIATES, "ERR-8", "the error text does not name the missing key" },
                     KILLED } },
 };
 PCF_CASES(cases)

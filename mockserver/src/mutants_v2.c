@@ -11,11 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void m_empty_keys(pms_persona *p)
+{
+    p->decode_flags |= PMC_DEC_EMPTY_KEYS; /* Hydra 4.0.2's strtok parser skips them */
+}
+
 const pms_mutant pms_mutants_v2[] = {
     /* ---- framing and body of the server's frames (§5) ---------------------- */
     { "v2-len-off-by-one", "FRAME-1", "info-getjobattr-response announces one byte more than its body", NULL, NULL },
     { "v2-len-left-justified", "FRAME-2", "response length fields are left-justified (\"26    \")", NULL, NULL },
     { "v2-len-plus-sign", "FRAME-4", "response length fields carry a '+' (\"   +26\")", NULL, NULL },
+    { "v2-cmd-not-first", "BODY-1", "info-getjobattr-response begins with its rc pair, cmd= second", NULL, NULL },
+    { "no-cmd-acted-on", "BODY-2", "a body without cmd= is acted on, its first pair's value taken as the command (B5)", NULL, NULL },
     { "v2-no-final-semicolon", "BODY-3", "the last pair of info-getjobattr-response lacks its ';'", NULL, NULL },
     { "v2-trailing-junk", "BODY-5", "every response has two bytes after its final ';'", NULL, NULL },
     { "v2-bare-token", "BODY-10", "every response ends with a pair without '=' (\"ok;\")", NULL, NULL },
@@ -25,6 +32,7 @@ const pms_mutant pms_mutants_v2[] = {
     { "v2-values-unescaped", "ESC-3", "';;' is decoded in requests but ';' is not escaped in responses", NULL, NULL },
     { "v2-backslash-decoded", "ESC-5", "a backslash in a PMI-2 request value escapes the next byte", NULL, NULL },
     { "v2-key-chars", "KEY-1", "every response carries a key with a '.' (\"srv.note=1\")", NULL, NULL },
+    { "v2-empty-key-accepted", "KEY-5", "a pair with an empty key (\"=v;\") is skipped, the request carried out", m_empty_keys, NULL },
     { "v2-keys-casefold", "KEY-3", "request keys are compared without regard to case", NULL, NULL },
     { "v2-bool-lower", "BOOL-1", "response booleans are written \"true\"/\"false\"", NULL, NULL },
     { "v2-rc-plus", "VAL-4", "rc is written with a '+' (\"rc=+0\")", NULL, NULL },
@@ -49,12 +57,14 @@ const pms_mutant pms_mutants_v2[] = {
     /* ---- continuations (§7) -------------------------------------------------- */
     { "concat-broken-unanswered", "CONCAT-7", "a broken continuation is discarded without an error response", NULL, NULL },
     { "concat-wrong-id-unanswered", "CONCAT-8", "a continuation with the wrong concatid is discarded without an error response", NULL, NULL },
+    { "concat-thrid-lost", "CONCAT-11", "the response to a continued message does not echo its thrid", NULL, NULL },
     { "concat-unexpected-ok", "CONCAT-9", "cmd=concat that continues nothing is answered rc=0", NULL, NULL },
     /* ---- errors (§10) ----------------------------------------------------------- */
     { "error-closes", "ERR-4", "after an error response the connection is closed", NULL, NULL },
     { "framing-error-kept-open", "ERR-5", "a malformed length field is skipped; the connection stays open", NULL, NULL },
     { "len-below-6-accepted", "FRAME-6", "a length below 6 is skipped, not a fatal framing error", NULL, NULL },
     { "no-cmd-answered", "ERR-6", "a body without cmd= is answered with error-response, the connection kept", NULL, NULL },
+    { "errmsg-generic", "ERR-8", "every errmsg is \"error\", naming neither key nor rule", NULL, NULL },
     { "unknown-cmd-rc0", "ERR-7", "an unknown PMI-2 command is answered rc=0", NULL, NULL },
     { "job-connect-unknown-ok", "ERR-11", "job-connect to a job that does not exist is answered rc=0", NULL, NULL },
     /* ---- commands (§9) ----------------------------------------------------------- */
@@ -121,7 +131,8 @@ static const char *const reply_mutants[] = {
     "v2-key-chars", "v2-bool-lower", "v2-rc-plus", "v2-rc-last", "v2-dup-rc", "putnodeattr-no-rc",
     "v2-errmsg-missing", "v2-thrid-last", "v2-thrid-invented", "v2-error-no-thrid",
     "reply-held", "unsolicited-message", "v1-answered-as-frame", "error-closes",
-    "fence-answered-twice", "kvs-get-flag", "unknown-cmd-rc0", "ring-count-wrong", NULL,
+    "fence-answered-twice", "kvs-get-flag", "unknown-cmd-rc0", "ring-count-wrong",
+    "v2-cmd-not-first", "errmsg-generic", NULL,
 };
 
 /* A reply's pairs, as offsets into one growing arena (c->out may move). */
@@ -207,10 +218,15 @@ static void build_body(const pms_conn *c, size_t name, size_t namel)
 {
     bool jobattr = namel == 24 && memcmp(arena + name, "info-getjobattr-response", 24) == 0;
     pmc_out_reset(&body);
+    bool rc_first = is(c, "v2-cmd-not-first") && jobattr;
+    if (rc_first)
+        put(&body, "rc=0;", 5); /* and the rc pair is left out below */
     put(&body, "cmd=", 4);
     put(&body, arena + name, namel);
     put(&body, ";", 1);
     for (size_t i = 0; i < nx; i++) {
+        if (rc_first && xp[i].kl == 2 && memcmp(arena + xp[i].k, "rc", 2) == 0)
+            continue;
         put(&body, arena + xp[i].k, xp[i].kl);
         put(&body, "=", 1);
         const char *v = arena + xp[i].v;
@@ -323,6 +339,10 @@ void pms_mutant_v2_reply(pms_conn *c, size_t before)
         xp[nx++] = xp[rc];
     if (is(c, "putnodeattr-no-rc") && strcmp(nm, "info-putnodeattr-response") == 0)
         drop_pair(rc);
+    if (is(c, "errmsg-generic") && failed && find_pair("errmsg") >= 0) {
+        xp[find_pair("errmsg")].v = stash("error", 5);
+        xp[find_pair("errmsg")].vl = 5;
+    }
     if (is(c, "v2-errmsg-missing") && failed)
         drop_pair(find_pair("errmsg"));
     if (is(c, "v2-error-no-thrid") && failed)
@@ -446,7 +466,7 @@ bool pms_mutant_v2_request(pms_conn *c, const pmc_msg **mp)
     static const char *const rewrite[] = { "v2-last-dup-wins", "v2-pairs-by-position",
                                            "v2-keys-casefold", "v2-backslash-decoded",
                                            "v2-value-cut-at-equals", "spawn-counts-unchecked",
-                                           NULL };
+                                           "concat-thrid-lost", NULL };
     if (!one_of(mu, rewrite) || !copy_pairs(m))
         return false;
     size_t w = 0;
@@ -460,6 +480,9 @@ bool pms_mutant_v2_request(pms_conn *c, const pmc_msg **mp)
                 rp[k++] = rp[i];
         }
         rcopy.npairs = k;
+    } else if (is(c, "concat-thrid-lost")) {
+        if (m->nframes > 1)
+            rcopy.thrid = (pmc_slice){ NULL, 0 }; /* CONCAT-11 broken */
     } else if (is(c, "spawn-counts-unchecked")) {
         /* SPAWN-5 broken: ncmds is whatever the segments make it */
         static char n[24];
@@ -507,6 +530,31 @@ void pms_mutant_v2_after(pms_conn *c, const pmc_msg *m)
 
 /* ---- decoding errors -------------------------------------------------------- */
 
+/* B5: the first pair's key is read as "cmd", its value as the command. */
+static bool acted_on(pms_conn *c, const pmc_error *e)
+{
+    const char *b = e->raw.ptr + 6, *eq = memchr(b, '=', e->raw.len - 6);
+    if (!eq)
+        return false;
+    static pmc_decoder *d;
+    if (!d && !(d = pmc_decoder_new(pmc_decoder_get_opts(c->dec))))
+        return false;
+    size_t rest = e->raw.len - 6 - (size_t)(eq - b);
+    char len[16];
+    snprintf(len, sizeof len, "%6zu", rest + 3);
+    pmc_out_reset(&frame);
+    put(&frame, len, 6);
+    put(&frame, "cmd", 3);
+    put(&frame, eq, rest);
+    pmc_msg m;
+    pmc_error e2;
+    size_t used;
+    if (pmc_decode_buffer(d, frame.buf, frame.len, 0, &m, &e2, &used) != PMC_MSG)
+        return false;
+    pms_dispatch(c, &m);
+    return true;
+}
+
 bool pms_mutant_v2_decode_error(pms_conn *c, const pmc_error *e)
 {
     if (!c->srv->persona->mutant)
@@ -527,6 +575,9 @@ bool pms_mutant_v2_decode_error(pms_conn *c, const pmc_error *e)
         return true;
     case PMC_E_NO_CMD:
     case PMC_E_CMD_EMPTY:
+        if (is(c, "no-cmd-acted-on") && e->code == PMC_E_NO_CMD && !e->fatal &&
+            e->wire == PMC_WIRE_V2 && e->raw.len > 6)
+            return acted_on(c, e);
         if (!is(c, "no-cmd-answered") || e->fatal)
             return false;
         pms_reply_error(c, e->wire, (pmc_slice){ NULL, 0 }, e->thrid, PMS_RC_UNKNOWN,
