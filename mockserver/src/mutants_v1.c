@@ -13,6 +13,8 @@ const pms_mutant pms_mutants_v1[] = {
     { "v1-init-answered-twice", "INIT-13", "a second init on a connection is answered with two response_to_init lines", NULL, NULL },
     { "v1-init-no-rc", "INIT-5", "response_to_init without rc", NULL, NULL },
     { "v1-init-echo-subversion", "INIT-7", "init 1.s is answered with subversion s, not the server's own (1.0 gets 1.0)", NULL, NULL },
+    { "v1-init-1-2-refused", "INIT-7", "init 1.2 is refused", NULL, NULL },
+    { "v1-init-no-subversion", "INIT-5", "response_to_init without pmi_subversion", NULL, NULL },
     { "v1-init-2x-refused", "INIT-10", "init 2.s with s > 0 is refused", NULL, NULL },
     /* §4 framing */
     { "v1-value-keeps-spaces", "V1-5", "\"value=a b c\" stores \"a b c\": the value runs to the end of the line", NULL, NULL },
@@ -44,8 +46,10 @@ const pms_mutant pms_mutants_v1[] = {
     { "v1-barrier-counts-lines", "V1CMD-14", "the barrier completes at the size-th barrier_in line, from whichever processes", NULL, NULL },
     { "v1-barrier-keeps-old", "V1CMD-15", "a barrier publishes new keys only: a key published before keeps its old value", NULL, NULL },
     { "v1-group-tag-wrong", "V1CMD-16", "barrier_out of a 1.2 group barrier carries tag=0, not the group's tag", NULL, NULL },
+    { "v1-group-refused", "V1CMD-16", "1.2 is announced but barrier_in with group= is answered rc!=0", NULL, NULL },
     { "v1-group-list-as-world", "V1CMD-16", "a 1.2 barrier of a rank list waits for every process of the job", NULL, NULL },
     { "v1-finalize-unanswered", "V1CMD-17", "finalize is not answered", NULL, NULL },
+    { "v1-finalize-closes", "V1CMD-17", "finalize closes the connection without finalize_ack", NULL, NULL },
     { "v1-finalize-wrong-name", "V1CMD-17", "finalize is answered finalize_result, not finalize_ack", NULL, NULL },
     { "v1-spawn-two-results", "V1CMD-20", "a PMI-1 spawn is answered with two spawn_result lines", NULL, NULL },
     { "v1-abort-ignored", "V1CMD-21", "abort is not answered and the job goes on", NULL, NULL },
@@ -53,6 +57,8 @@ const pms_mutant pms_mutants_v1[] = {
     { "v1-unknown-rc0", "V1CMD-25", "an unknown PMI-1 command is answered <name>_result rc=0", NULL, NULL },
     { "v1-unknown-silent", "V1CMD-25", "an unknown PMI-1 command is never answered", NULL, NULL },
     { "v1-name-missing-ok", "V1CMD-26", "publish/unpublish/lookup without service (or port) answer rc=0", NULL, NULL },
+    { "v1-lookup-miss-found", "NAME-5", "lookup_name of a name nobody published answers rc=0 port=", NULL, NULL },
+    { "v1-error-closes", "ERR-4", "a malformed PMI-1 request (a required key missing) closes the connection unanswered", NULL, NULL },
     { "v1-unpublish-keeps", "NAME-6", "unpublish_name answers rc=0 and the name stays published", NULL, NULL },
     { NULL, NULL, NULL, NULL, NULL },
 };
