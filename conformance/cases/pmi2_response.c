@@ -13,6 +13,7 @@ static const struct {
     { PMC_NOTE_DUP_KEY, "dup-key" },
     { PMC_NOTE_KEY_CHARS, "key-chars" },
     { PMC_NOTE_TRAILING_JUNK, "junk" },
+    { PMC_NOTE_NUL_IN_VALUE, "nul" },
 };
 
 /* 0 when the response is well formed; -1 after observing what is wrong. */
@@ -136,7 +137,8 @@ static const pcf_case cases[] = {
       .outcomes = { { "bare-pair", PCF_DEVIATES, NULL, "a pair without '=' or an empty pair" },
                     { "dup-key", PCF_DEVIATES, "PAIR-3", "a key twice in one response" },
                     { "key-chars", PCF_DEVIATES, "KEY-1", "a key outside [-_A-Za-z0-9]" },
-                    { "junk", PCF_DEVIATES, "BODY-5", "bytes after the final ';'" } } },
+                    { "junk", PCF_DEVIATES, "BODY-5", "bytes after the final ';'" },
+                    { "nul", PCF_DEVIATES, "VAL-2", "a NUL byte in a value" } } },
     { .id = "pmi2/response/errmsg",
       .desc = "a refused kvs-get (a job that does not exist) carries errmsg",
       .clause = "RC-7", .expected = "rc!=0 with errmsg=<text> (or no refusal: jobid not read)",

@@ -38,6 +38,11 @@ static void grade_reaction_naming(pcf_ctx *c, const char *reply, const char *wor
                         pcf_show(&m, b, sizeof b));
             return;
         }
+        if (word && strpbrk(em, ";\n")) { /* RC-8: one short line, no ';' */
+            pcf_observe(c, "errmsg-form", "the error text holds ';' or a line break: %s",
+                        pcf_show(&m, b, sizeof b));
+            return;
+        }
         /* an error answer; does the server then close (framing errors must)? */
         if (pcf_ask_served(c, ASK_MS) == PWS_EOF)
             pcf_observe(c, "error-then-close", "%s, then closed", pcf_show(&m, b, sizeof b));
@@ -172,6 +177,7 @@ static const pcf_case cases[] = {
                     { "closed", PCF_DEVIATES, "ERR-4", "closed without an answer" },
                     { "accepted", PCF_DEVIATES, "KVS-2", "answered rc=0" },
                     { "vague-errmsg", PCF_DEVIATES, "ERR-8", "the error text does not name the missing key" },
+                    { "errmsg-form", PCF_DEVIATES, "RC-8", "the error text is not one line without ';'" },
                     KILLED } },
 };
 PCF_CASES(cases)

@@ -35,6 +35,7 @@ const pms_mutant pms_mutants_v2[] = {
     { "v2-empty-key-accepted", "KEY-5", "a pair with an empty key (\"=v;\") is skipped, the request carried out", m_empty_keys, NULL },
     { "v2-keys-casefold", "KEY-3", "request keys are compared without regard to case", NULL, NULL },
     { "v2-bool-lower", "BOOL-1", "response booleans are written \"true\"/\"false\"", NULL, NULL },
+    { "v2-nul-in-value", "VAL-2", "the universeSize value is followed by a NUL byte", NULL, NULL },
     { "v2-rc-plus", "VAL-4", "rc is written with a '+' (\"rc=+0\")", NULL, NULL },
     /* ---- pairs, rc, thrid (§6) --------------------------------------------- */
     { "v2-pairs-by-position", "PAIR-1", "kvs-put takes its first pair as the key and its second as the value", NULL, NULL },
@@ -53,6 +54,7 @@ const pms_mutant pms_mutants_v2[] = {
     { "coalesced-rest-dropped", "CONN-1", "bytes that arrive in the same read after a complete frame are dropped", NULL, NULL },
     { "reply-held", "CONN-2", "info-getjobattr is answered only when the next request arrives", NULL, NULL },
     { "unsolicited-message", "CONN-8", "every kvs-put-response is followed by an unsolicited frame", NULL, NULL },
+    { "v1-line-as-frame", "CLASS-1", "a PMI-1 line on a 2.0 connection is read as a frame: a bad length, the connection closed", NULL, NULL },
     { "v1-answered-as-frame", "CLASS-4", "a PMI-1 request on a 2.0 connection is answered with a PMI-2 frame", NULL, NULL },
     /* ---- continuations (§7) -------------------------------------------------- */
     { "concat-broken-unanswered", "CONCAT-7", "a broken continuation is discarded without an error response", NULL, NULL },
@@ -64,6 +66,7 @@ const pms_mutant pms_mutants_v2[] = {
     { "framing-error-kept-open", "ERR-5", "a malformed length field is skipped; the connection stays open", NULL, NULL },
     { "len-below-6-accepted", "FRAME-6", "a length below 6 is skipped, not a fatal framing error", NULL, NULL },
     { "no-cmd-answered", "ERR-6", "a body without cmd= is answered with error-response, the connection kept", NULL, NULL },
+    { "errmsg-semicolon", "RC-8", "error text spans two lines and carries a ';' (escaped)", NULL, NULL },
     { "errmsg-generic", "ERR-8", "every errmsg is \"error\", naming neither key nor rule", NULL, NULL },
     { "unknown-cmd-rc0", "ERR-7", "an unknown PMI-2 command is answered rc=0", NULL, NULL },
     { "job-connect-unknown-ok", "ERR-11", "job-connect to a job that does not exist is answered rc=0", NULL, NULL },
@@ -96,6 +99,7 @@ const pms_mutant pms_mutants_v2[] = {
     { "nodeattr-wrong-value", "NODEATTR-2", "a found node attribute is answered with its key as the value", NULL, NULL },
     { "nodeattr-miss-rc1", "NODEATTR-3", "a missing node attribute is answered rc=1", NULL, NULL },
     { "nodeattr-wait-ignored", "NODEATTR-4", "info-getnodeattr wait=TRUE of a missing attribute is answered found=FALSE at once", NULL, NULL },
+    { "nodeattr-wait-blocks", "NODEATTR-5", "while an info-getnodeattr waits, its connection's other requests (but puts) are dropped", NULL, NULL },
     { "nodeattr-wait-default-true", "NODEATTR-6", "info-getnodeattr without wait waits for the attribute", NULL, NULL },
     { "nodeattr-local-count-wrong", "NODEATTR-9", "localRanksCount is one more than the ranks on the node", NULL, NULL },
     { "jobattr-hit-no-found", "JOBATTR-1", "a found job attribute is answered without found=TRUE", NULL, NULL },
@@ -132,7 +136,7 @@ static const char *const reply_mutants[] = {
     "v2-errmsg-missing", "v2-thrid-last", "v2-thrid-invented", "v2-error-no-thrid",
     "reply-held", "unsolicited-message", "v1-answered-as-frame", "error-closes",
     "fence-answered-twice", "kvs-get-flag", "unknown-cmd-rc0", "ring-count-wrong",
-    "v2-cmd-not-first", "errmsg-generic", NULL,
+    "v2-cmd-not-first", "errmsg-generic", "errmsg-semicolon", "v2-nul-in-value", NULL,
 };
 
 /* A reply's pairs, as offsets into one growing arena (c->out may move). */
@@ -343,6 +347,24 @@ void pms_mutant_v2_reply(pms_conn *c, size_t before)
         xp[find_pair("errmsg")].v = stash("error", 5);
         xp[find_pair("errmsg")].vl = 5;
     }
+    if (is(c, "errmsg-semicolon") && failed && find_pair("errmsg") >= 0) {
+        long em = find_pair("errmsg");
+        char t[300];
+        snprintf(t, sizeof t, "%.*s;\nsee the server log", (int)(xp[em].vl < 200 ? xp[em].vl : 200),
+                 arena + xp[em].v);
+        xp[em].v = stash(t, strlen(t));
+        xp[em].vl = strlen(t);
+    }
+    if (is(c, "v2-nul-in-value") && strcmp(nm, "info-getjobattr-response") == 0) {
+        long v = find_pair("value");
+        if (v >= 0 && xp[v].vl && xp[v].vl < 20 &&
+            strspn(arena + xp[v].v, "-0123456789") >= xp[v].vl) { /* universeSize */
+            size_t vl = xp[v].vl, at = stash(arena + xp[v].v, vl);
+            stash("", 1); /* the NUL */
+            xp[v].v = at;
+            xp[v].vl = vl + 1;
+        }
+    }
     if (is(c, "v2-errmsg-missing") && failed)
         drop_pair(find_pair("errmsg"));
     if (is(c, "v2-error-no-thrid") && failed)
@@ -442,12 +464,16 @@ bool pms_mutant_v2_request(pms_conn *c, const pmc_msg **mp)
         return false;
     release_held(c);
     if (m->wire != PMC_WIRE_V2) {
-        if (is(c, "v1-on-v2-refused") && c->version == 2 && m->cmd != PMC_V1_INIT) {
-            refuse(c, m, PMS_RC_FAIL, "PMI-1 requests are not served on a PMI-2 connection");
+        if (is(c, "v1-line-as-frame") && c->version == 2 && m->cmd != PMC_V1_INIT) {
+            pms_conn_close(c, "'cmd=..' where a length field belongs"); /* CLASS-1 broken */
             return true;
         }
         return false;
     }
+    if (is(c, "nodeattr-wait-blocks") && m->cmd != PMC_V2_INFO_PUTNODEATTR && c->job)
+        for (const pms_wait *w = c->job->waits; w; w = w->next)
+            if (w->kind == PMS_WAIT_NODEATTR && w->conn == c)
+                return true; /* NODEATTR-5 broken: dropped while the get waits */
     size_t body = m->raw.len > 6 ? m->raw.len - 6 : 0;
     if ((is(c, "v2-frame-2048") && body > 2048) || (is(c, "v2-frame-32k") && body > 32768)) {
         refuse(c, m, PMS_RC_KEY, "frame too large");
