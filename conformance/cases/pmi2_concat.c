@@ -268,6 +268,89 @@ static void run_wrong_id(pcf_ctx *c)
     pmc_out_free(&next);
 }
 
+/* The answers to the requests tagged t[0] and t[1], in any order; a stray
+ * frame's concat-response (a server without continuations) is skipped.
+ * 0, or -1 after observing. */
+static int two_answers(pcf_ctx *c, const char *const t[2], p2r r[2])
+{
+    bool got[2] = { false, false };
+    for (int k = 0; k < 64 && !(got[0] && got[1]); k++) {
+        pmc_msg m;
+        pmc_error er;
+        char b[300];
+        pws_result w = pcf_recv(c, &m, &er);
+        if (w != PWS_MSG) {
+            if (w == PWS_TIMEOUT)
+                pcf_observe(c, "no-answer", "%s of the two requests unanswered",
+                            got[0] || got[1] ? "one" : "both");
+            else if (w == PWS_EOF)
+                pcf_observe(c, "closed", "the server closed the connection");
+            else
+                pcf_observe(c, "bad-response", "%s", pws_result_name(w));
+            return -1;
+        }
+        if (pmc_slice_eq(m.name, "concat-response"))
+            continue;
+        int slot = m.thrid.ptr ? (pmc_slice_eq(m.thrid, t[1]) ? 1 : 0) : (got[0] ? 1 : 0);
+        if (!pmc_slice_eq(m.name, "job-getid-response") || got[slot]) {
+            pcf_observe(c, "wrong-response", "%s", pcf_show(&m, b, sizeof b));
+            return -1;
+        }
+        p2_take(&m, &r[slot]);
+        got[slot] = true;
+    }
+    return got[0] && got[1] ? 0 : -1;
+}
+
+/* CONCAT-10: a continued job-getid of about 1.1 MB (1100 unknown pairs of
+ * 1000 bytes, 60000-byte frames), then an ordinary job-getid.  A server
+ * whose bound is below it answers the big one once with an error; one with
+ * a larger bound (or none of §7) answers it rc=0; either way the next
+ * request is answered. */
+static void run_too_large(pcf_ctx *c)
+{
+    enum { NPAD = 1100, PADLEN = 1000 };
+    static char keys[NPAD][16], val[PADLEN + 1];
+    char t1[48], t2[48];
+    snprintf(t1, sizeof t1, "%s-big", pcf_tag(c));
+    snprintf(t2, sizeof t2, "%s-after", pcf_tag(c));
+    memset(val, 'x', PADLEN);
+    pmc_enc e;
+    pmc_out out = { 0 }, next = { 0 };
+    pmc_error err;
+    pmc_enc_begin(&e, PMC_WIRE_V2, "job-getid");
+    pmc_enc_str(&e, "thrid", t1);
+    for (int i = 0; i < NPAD; i++) {
+        snprintf(keys[i], sizeof keys[i], "pcf-pad%d", i);
+        pmc_enc_str(&e, keys[i], val);
+    }
+    if (pmc_enc_end(&e, split_dialect(60000), &out, &err) != 0) {
+        pcf_observe(c, "harness-error", "encoder: %s", pmc_errcode_name(err.code));
+        return;
+    }
+    pmc_enc_begin(&e, PMC_WIRE_V2, "job-getid");
+    pmc_enc_str(&e, "thrid", t2);
+    if (pmc_enc_end(&e, NULL, &next, &err) != 0) {
+        pcf_observe(c, "harness-error", "encoder: %s", pmc_errcode_name(err.code));
+        pmc_out_free(&out);
+        return;
+    }
+    const char *t[2] = { t1, t2 };
+    p2r r[2];
+    if (pcf_send_raw(c, out.buf, out.len) == 0 && pcf_send_raw(c, next.buf, next.len) == 0 &&
+        two_answers(c, t, r) == 0) {
+        if (!p2_ok(&r[1]))
+            pcf_observe(c, "second-lost", "the request after the big one: %s", r[1].show);
+        else if (p2_fail(&r[0]))
+            pcf_observe(c, "ok", "%zu bytes refused once, the next request answered", out.len);
+        else
+            pcf_observe(c, "within-bound", "%zu bytes answered rc=0 (a larger bound, or no "
+                                           "continuations)", out.len);
+    }
+    pmc_out_free(&out);
+    pmc_out_free(&next);
+}
+
 #define CONCAT_OUTCOMES                                                                          \
     { "unsupported", PCF_UNSUPPORTED, NULL, "no continuation support (SPEC 1.3)" },             \
     { "closed", PCF_DEVIATES, "ERR-4", "closed the connection" },                               \
@@ -304,5 +387,14 @@ static const pcf_case cases[] = {
       .outcomes = { CONCAT_OUTCOMES,
                     { "wrong-response", PCF_DEVIATES, NULL, "an answer that belongs to no request" },
                     { "second-lost", PCF_DEVIATES, NULL, "the message after the wrong id failed" } } },
+    { .id = "pmi2/concat/too-large",
+      .desc = "a continued message of 1.1 MB: one error response (or rc=0 within a larger bound), the next message answered",
+      .clause = "CONCAT-10",
+      .expected = "job-getid-response rc!=0 once for the big message, then rc=0 for the next",
+      .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_too_large,
+      .outcomes = { CONCAT_OUTCOMES,
+                    { "within-bound", PCF_INFO, NULL, "answered rc=0: the bound, if any, is larger" },
+                    { "wrong-response", PCF_DEVIATES, NULL, "a second answer to the big message" },
+                    { "second-lost", PCF_DEVIATES, NULL, "the message after the big one failed" } } },
 };
 PCF_CASES(cases)

@@ -59,6 +59,7 @@ const pms_mutant pms_mutants_v2[] = {
     /* ---- continuations (§7) -------------------------------------------------- */
     { "concat-broken-unanswered", "CONCAT-7", "a broken continuation is discarded without an error response", NULL, NULL },
     { "concat-wrong-id-unanswered", "CONCAT-8", "a continuation with the wrong concatid is discarded without an error response", NULL, NULL },
+    { "concat-too-large-unanswered", "CONCAT-10", "a reassembled message above the bound is discarded without an error response", NULL, NULL },
     { "concat-thrid-lost", "CONCAT-11", "the response to a continued message does not echo its thrid", NULL, NULL },
     { "concat-unexpected-ok", "CONCAT-9", "cmd=concat that continues nothing is answered rc=0", NULL, NULL },
     /* ---- errors (§10) ----------------------------------------------------------- */
@@ -613,6 +614,8 @@ bool pms_mutant_v2_decode_error(pms_conn *c, const pmc_error *e)
         return is(c, "concat-broken-unanswered");
     case PMC_E_CONCAT_ID:
         return is(c, "concat-wrong-id-unanswered");
+    case PMC_E_CONCAT_TOO_LARGE:
+        return is(c, "concat-too-large-unanswered");
     case PMC_E_CONCAT_UNEXPECTED:
         if (!is(c, "concat-unexpected-ok"))
             return false;
