@@ -16,6 +16,8 @@ const pms_mutant pms_mutants_v1[] = {
     { "v1-init-1-2-refused", "INIT-7", "init 1.2 is refused", NULL, NULL },
     { "v1-init-no-subversion", "INIT-5", "response_to_init without pmi_subversion", NULL, NULL },
     { "v1-init-2x-refused", "INIT-10", "init 2.s with s > 0 is refused", NULL, NULL },
+    /* §3.1 classification (the CLASS-4 and CLASS-1 ones are in mutants_v2.c) */
+    { "v1-on-v2-refused", "CLASS-2", "PMI-1 requests on a connection initialised as 2.0 are answered as unknown commands", NULL, NULL },
     /* §4 framing */
     { "v1-value-keeps-spaces", "V1-5", "\"value=a b c\" stores \"a b c\": the value runs to the end of the line", NULL, NULL },
     { "v1-value-cut-at-equals", "V1-5", "a put value ends at its first '=' (\"a=b=c\" stores \"a\")", NULL, NULL },

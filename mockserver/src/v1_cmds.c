@@ -456,6 +456,10 @@ void pms_handle_v1(pms_conn *c, const pmc_msg *m)
     }
     if (!need_rank(c, m))
         return;
+    if (c->version == 2 && MUT(c, "v1-on-v2-refused")) {
+        pms_unknown_command(c, m); /* CLASS-2 broken: PMI-1 only on a 1.x connection */
+        return;
+    }
     const pms_persona *p = c->srv->persona;
     switch (m->cmd) {
     case PMC_V1_GET_MAXES: do_get_maxes(c); break;
