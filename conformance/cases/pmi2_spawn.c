@@ -8,6 +8,7 @@
 
 typedef struct spawn_opts {
     int ncmds;              /* 0: 1 */
+    const char *thrid;      /* a thrid after ncmds (THRID-3: accepted anywhere) */
     bool no_preputcount;    /* leave preputcount out (SPAWN-6) */
     const char *ppkey, *ppval;
     const char *info_key;   /* one info key of this name */
@@ -19,6 +20,8 @@ static int spawn_call(pcf_ctx *c, const spawn_opts *o, p2r *r, char *jobid, size
     pmc_enc e;
     pmc_enc_begin(&e, PMC_WIRE_V2, "spawn");
     pmc_enc_int(&e, "ncmds", o->ncmds ? o->ncmds : 1);
+    if (o->thrid)
+        pmc_enc_str(&e, "thrid", o->thrid);
     if (!o->no_preputcount)
         pmc_enc_int(&e, "preputcount", o->ppkey ? 1 : 0);
     if (o->ppkey) {
@@ -140,6 +143,25 @@ static void run_reordered(pcf_ctx *c)
         return;
     pcf_observe(c, p2_ok(&r) ? "ok" : "by-position",
                 "subcmd;infokeycount;argc;maxprocs: %s", r.show);
+}
+
+/* THRID-3: a spawn carrying thrid (S10: Slurm's parser refuses it). */
+static void run_thrid(pcf_ctx *c)
+{
+    if (!spawns(c))
+        return;
+    char t[48];
+    snprintf(t, sizeof t, "%s-sp", pcf_tag(c));
+    spawn_opts o = { .thrid = t };
+    p2r r;
+    if (spawn_call(c, &o, &r, NULL, 0))
+        return;
+    if (!p2_ok(&r))
+        pcf_observe(c, "refused-thrid", "a spawn with thrid: %s", r.show);
+    else if (r.has_thrid && strcmp(r.thrid, t) != 0)
+        pcf_observe(c, "altered", "thrid %s came back as %s", t, r.thrid);
+    else
+        pcf_observe(c, "ok", "%s", r.show);
 }
 
 /* SPAWN-13: the preput pair is in the child job's key-value space.  The
@@ -302,6 +324,13 @@ static const pcf_case cases[] = {
       .flags = PCF_V2, .run = run_reordered,
       .outcomes = { SPAWN_OUTCOMES,
                     { "by-position", PCF_DEVIATES, NULL, "refused: the keys are read by position" } } },
+    { .id = "pmi2/spawn/thrid",
+      .desc = "a spawn with thrid (after ncmds) is carried out like any request",
+      .clause = "THRID-3", .expected = "cmd=spawn-response;thrid=<t>;rc=0;...",
+      .flags = PCF_V2, .run = run_thrid,
+      .outcomes = { SPAWN_OUTCOMES,
+                    { "refused-thrid", PCF_DEVIATES, NULL, "refused because of thrid (S10)" },
+                    { "altered", PCF_DEVIATES, "THRID-4", "the echoed thrid differs" } } },
     { .id = "pmi2/spawn/preput-visible",
       .desc = "the preput pair of a spawn is in the child job's key-value space",
       .clause = "SPAWN-13", .expected = "kvs-get jobid=<child> of the preput key: found=TRUE, its value",

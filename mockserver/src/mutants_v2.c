@@ -36,7 +36,7 @@ const pms_mutant pms_mutants_v2[] = {
     { "v2-keys-casefold", "KEY-3", "request keys are compared without regard to case", NULL, NULL },
     { "v2-bool-lower", "BOOL-1", "response booleans are written \"true\"/\"false\"", NULL, NULL },
     { "v2-nul-in-value", "VAL-2", "the universeSize value is followed by a NUL byte", NULL, NULL },
-    { "v2-rc-plus", "VAL-4", "rc is written with a '+' (\"rc=+0\")", NULL, NULL },
+    { "v2-rc-plus", "VAL-4", "info-getjobattr-response writes rc with a '+' (\"rc=+0\")", NULL, NULL },
     /* ---- pairs, rc, thrid (§6) --------------------------------------------- */
     { "v2-pairs-by-position", "PAIR-1", "kvs-put takes its first pair as the key and its second as the value", NULL, NULL },
     { "v2-rc-last", "PAIR-2", "rc is the last pair of every response", NULL, NULL },
@@ -334,7 +334,7 @@ void pms_mutant_v2_reply(pms_conn *c, size_t before)
             if (t || f)
                 xp[i].v = stash(t ? "true" : "false", xp[i].vl);
         }
-    if (is(c, "v2-rc-plus") && rc >= 0 && !failed) {
+    if (is(c, "v2-rc-plus") && rc >= 0 && !failed && strcmp(nm, "info-getjobattr-response") == 0) {
         xp[rc].v = stash("+0", 2);
         xp[rc].vl = 2;
     }
