@@ -286,7 +286,7 @@ static const pcf_case cases[] = {
       .desc = "universeSize is a decimal integer, -1 or at least the job size",
       .clause = "JOBATTR-8", .expected = "found=TRUE;value=<n> with n = -1 or n >= size",
       .flags = PCF_V2, .run = run_universe,
-      .outcomes = { { "absent", PCF_UNSUPPORTED, NULL, "universeSize not provided" },
+      .outcomes = { { "absent", PCF_DEVIATES, NULL, "universeSize not provided (SHOULD)" },
                     { "malformed", PCF_FAIL, "JOBATTR-9", "not a decimal integer" },
                     { "smaller", PCF_DEVIATES, NULL, "below the job size" } } },
     { .id = "pmi2/jobattr/has-nameserv",

@@ -139,6 +139,7 @@ typedef struct pms_service {
 struct pms_server {
     pms_config cfg;
     const pms_persona *persona;
+    pms_persona own_persona; /* a mutant's persona lives here (mutant.h) */
     pmc_decoder_opts dopts;
     int epfd;
     pms_job **jobs;

@@ -16,7 +16,7 @@ const pms_mutant *pms_mutant_get(const char *name)
 
 const pms_persona *pms_mutant_persona(const pms_mutant *m)
 {
-    static pms_persona p;
+    static _Thread_local pms_persona p; /* the server copies it (server.c) */
     p = *pms_persona_get("strict");
     p.mutant = m->name;
     if (m->patch)

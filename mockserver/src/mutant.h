@@ -30,7 +30,8 @@ extern const pms_mutant pms_mutants_v1[];
 extern const pms_mutant pms_mutants_v2[];
 
 const pms_mutant *pms_mutant_get(const char *name);
-/* The strict persona with m applied (static storage: one mutant per process). */
+/* The strict persona with m applied (per-thread storage, valid until the
+ * next call: a server keeps its own copy). */
 const pms_persona *pms_mutant_persona(const pms_mutant *m);
 /* One line per mutant: name TAB clause TAB what [TAB unobservable: why]. */
 void pms_mutant_print_list(FILE *f);

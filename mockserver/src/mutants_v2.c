@@ -140,16 +140,17 @@ static const char *const reply_mutants[] = {
     "v2-cmd-not-first", "errmsg-generic", "errmsg-semicolon", "v2-nul-in-value", NULL,
 };
 
-/* A reply's pairs, as offsets into one growing arena (c->out may move). */
+/* A reply's pairs, as offsets into one growing arena (c->out may move).  The
+ * rewriting state is per thread: client mode runs servers in threads at once. */
 typedef struct xpair {
     size_t k, kl, v, vl;
 } xpair;
 
 enum { XMAX = 512 };
-static char *arena;
-static size_t alen, acap;
-static xpair xp[XMAX + 4];
-static size_t nx;
+static _Thread_local char *arena;
+static _Thread_local size_t alen, acap;
+static _Thread_local xpair xp[XMAX + 4];
+static _Thread_local size_t nx;
 
 static size_t stash(const char *p, size_t n)
 {
@@ -212,7 +213,7 @@ static bool val_is(long i, const char *v)
     return i >= 0 && xp[i].vl == strlen(v) && memcmp(arena + xp[i].v, v, xp[i].vl) == 0;
 }
 
-static pmc_out body, frame; /* built here, then put in place of the reply */
+static _Thread_local pmc_out body, frame; /* built here, then put in place of the reply */
 
 static void put(pmc_out *o, const char *p, size_t n)
 {
@@ -265,8 +266,8 @@ static void add_frame(const pms_conn *c, const char *b, size_t n)
 }
 
 /* A reply held back until the connection's next request (reply-held). */
-static pmc_out held;
-static int held_conn = -1;
+static _Thread_local pmc_out held;
+static _Thread_local int held_conn = -1;
 
 static void release_held(pms_conn *c)
 {
@@ -420,11 +421,11 @@ void pms_mutant_v2_reply(pms_conn *c, size_t before)
 
 /* ---- requests --------------------------------------------------------------- */
 
-static pmc_pair *rp;
-static size_t rpcap;
-static pmc_msg rcopy;
-static char *rv;
-static size_t rvcap;
+static _Thread_local pmc_pair *rp;
+static _Thread_local size_t rpcap;
+static _Thread_local pmc_msg rcopy;
+static _Thread_local char *rv;
+static _Thread_local size_t rvcap;
 
 static bool copy_pairs(const pmc_msg *m)
 {

@@ -134,6 +134,10 @@ pms_server *pms_server_new(const pms_config *c)
         free(s);
         return NULL;
     }
+    if (s->persona->mutant) { /* built per call: this server keeps its own */
+        s->own_persona = *s->persona;
+        s->persona = &s->own_persona;
+    }
     pmc_decoder_opts_default(&s->dopts);
     s->dopts.limits = s->cfg.limits;
     pms_persona_decoder_opts(s->persona, &s->dopts); /* flags, strict bits, limits */
