@@ -23,7 +23,7 @@ static const pms_persona strict = {
 };
 
 static const pms_persona hydra40 = {
-    .name = "hydra-4.0", .v1_put_hidden = true, .dialect = "hydra-4.0",
+    .kvs_jobid_ignored = true, .name = "hydra-4.0", .v1_put_hidden = true, .dialect = "hydra-4.0",
     /* §6.6: no continuations; §9: "get_maxes\r" is an unknown command; §6.1: atoi lengths */
     .decode_flags = PMC_DEC_NO_CONCAT | PMC_DEC_EMPTY_KEYS | PMC_DEC_LEN_ATOI, .decode_strict = PMC_NOTE_V1_CR,
     .max_key = UNCHECKED, .max_val = UNCHECKED, .trunc_key = 63, .trunc_val = 1023, /* B9 */
@@ -40,7 +40,7 @@ static const pms_persona hydra40 = {
 };
 
 static const pms_persona hydra41 = {
-    .name = "hydra-4.1", .dialect = "hydra-4.1",
+    .kvs_jobid_ignored = true, .name = "hydra-4.1", .dialect = "hydra-4.1",
     .decode_flags = PMC_DEC_V1_BACKSLASH | PMC_DEC_NO_CONCAT | PMC_DEC_LEN_ATOI,
     /* H1: empty values, H7: CR before LF */
     .decode_strict = PMC_NOTE_EMPTY_VALUE | PMC_NOTE_V1_CR,
@@ -58,7 +58,7 @@ static const pms_persona hydra41 = {
 };
 
 static const pms_persona slurm = {
-    .name = "slurm", .mapping_in_kvs = true, .dialect = "slurm",
+    .kvs_jobid_ignored = true, .name = "slurm", .mapping_in_kvs = true, .dialect = "slurm",
     /* S8: atoi lengths; "=x;" is a pair with an empty key (client.c:196-253) */
     .decode_flags = PMC_DEC_NO_CONCAT | PMC_DEC_LEN_ATOI | PMC_DEC_EMPTY_KEYS,
     /* PMI-1 splits on single spaces: "\r" stays in the last token (S-crlf), runs of

@@ -142,6 +142,8 @@ typedef struct pms_persona {
     bool crash_on_v1_spaces;      /* PMI-1 runs of spaces crash slurmstepd (observed) */
     bool crash_on_big_frame;      /* a frame above the maximum crashes slurmstepd (observed) */
     bool no_local_env;            /* the launcher sets no MPI_LOCALNRANKS/MPI_LOCALRANKID */
+    bool kvs_jobid_ignored;       /* kvs-get reads the caller's job whatever jobid names, a
+                                   * spawned or connected job's too (Hydra, Slurm: KVS-9) */
     const char *mutant;           /* a mutant's name: the behaviour PMS_MUTANT() switches on
                                    * (mutant.h); NULL for the real personas */
 } pms_persona;

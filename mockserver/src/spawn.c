@@ -429,7 +429,10 @@ void pms_spawn_v2(pms_conn *c, const pmc_msg *m)
         for (int k = 0; k < rq->cmds[i].ninfo && !why; k++)
             if (strcmp(rq->cmds[i].ikeys[k], "wdir") && strcmp(rq->cmds[i].ikeys[k], "path"))
                 why = "unknown info key"; /* SPAWN-14 broken */
-    if (why)
+    if (why && c->srv->persona->on_error == PMS_ERR_KILL_JOB)
+        pms_protocol_fatal(c, why); /* Hydra: fn_spawn's error ends mpiexec (observed: no
+                                     * preputcount, a segment count that disagrees) */
+    else if (why)
         fail(c, rq, PMS_RC_KEY, why);
     else
         run(c, rq);

@@ -267,7 +267,8 @@ static void do_kvs_get(pms_conn *c, const pmc_msg *m)
         pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL, "jobid is not readable");
         return;
     }
-    if (jid.ptr && jid.len && !pmc_slice_eq(jid, j->id) && !PMS_MUTANT(p, "kvs-get-ignores-jobid")) {
+    if (jid.ptr && jid.len && !pmc_slice_eq(jid, j->id) && !p->kvs_jobid_ignored &&
+        !PMS_MUTANT(p, "kvs-get-ignores-jobid")) {
         /* KVS-8/KVS-9: jobid names the caller's job or one connected to it.
          * Hydra and Slurm ignore it (their clients send anything); there an
          * id that names no readable job falls back to the caller's own. */
