@@ -176,7 +176,9 @@ static void run_preput(pcf_ctx *c)
     snprintf(pp, sizeof pp, "%s-pp-r%d", pcf_tag(c), pcf_rank(c));
     snprintf(ppv, sizeof ppv, "preput-%d", pcf_rank(c));
     spawn_opts o = { .ppkey = pp, .ppval = ppv };
-    if (pcf_kvs_put(c, own, "parent"))
+    /* destructive and collective: a fence first, so that rank 0 has recorded
+     * the case as started should the server end the job in it */
+    if (pcf_kvs_fence(c) || pcf_kvs_put(c, own, "parent"))
         return;
     int s = spawn_plain(c, &o, jobid, sizeof jobid);
     if (pcf_kvs_fence(c) || s) /* every rank fences once, whatever its spawn did */
@@ -337,7 +339,7 @@ static const pcf_case cases[] = {
     { .id = "pmi2/spawn/preput-visible",
       .desc = "the preput pair of a spawn is in the child job's key-value space",
       .clause = "SPAWN-13", .expected = "kvs-get jobid=<child> of the preput key: found=TRUE, its value",
-      .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_preput,
+      .flags = PCF_V2 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .run = run_preput,
       .outcomes = { { "refused", PCF_UNSUPPORTED, NULL, "the server refuses to spawn /bin/true" },
                     { "no-jobid", PCF_INFO, "SPAWN-9", "no jobid names the child job (graded by pmi2/spawn/once)" },
                     { "job-killed", PCF_FAIL, "ERR-1", "the server ended the job" },
