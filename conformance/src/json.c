@@ -87,8 +87,9 @@ static char *parse_string(jp *j)
     j->p++;
     const char *s = j->p;
     size_t cap = 16;
-    for (const char *q = s; q < j->end && *q != '"'; q++)
-        cap++;
+    for (const char *q = s; q < j->end && *q != '"'; q++, cap++)
+        if (*q == '\\' && q + 1 < j->end) /* an escaped '"' does not end the string */
+            q++, cap++;
     char *o = malloc(cap * 3 + 1);
     if (!o) {
         fail(j, "out of memory");
