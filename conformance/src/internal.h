@@ -181,6 +181,7 @@ const pcf_jv *pcf_json_get(const pcf_jv *obj, const char *key);
 size_t pcf_json_count(const pcf_jv *obj);                        /* members / elements */
 const pcf_jv *pcf_json_member(const pcf_jv *obj, size_t i, const char **key);
 const char *pcf_json_string(const pcf_jv *v); /* NULL unless a string */
+double pcf_json_number(const pcf_jv *v);      /* 0 unless a number */
 
 /* ---- progress --------------------------------------------------------------- */
 

@@ -337,6 +337,11 @@ const pcf_jv *pcf_json_member(const pcf_jv *obj, size_t i, const char **key)
     return obj->items[i];
 }
 
+double pcf_json_number(const pcf_jv *v)
+{
+    return v && v->t == J_NUM ? v->num : 0;
+}
+
 const char *pcf_json_string(const pcf_jv *v)
 {
     return v && v->t == J_STR ? v->s : NULL;
