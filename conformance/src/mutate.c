@@ -115,15 +115,20 @@ static void self_dir(char *dir, size_t n)
     snprintf(dir, n, "%s", p);
 }
 
-static const char *beside(const char *given, const char *rel, char *buf, size_t n)
+/* `given`, else the first of two places relative to this executable that
+ * holds an executable: the build tree's, then the installed layout's. */
+static const char *beside(const char *given, const char *rel, const char *installed, char *buf,
+                          size_t n)
 {
     if (given)
         return given;
     char d[PATH_MAX];
     self_dir(d, sizeof d);
-    if (snprintf(buf, n, "%s/%s", d, rel) >= (int)n)
-        return NULL;
-    return access(buf, X_OK) == 0 ? buf : NULL;
+    if (snprintf(buf, n, "%s/%s", d, rel) < (int)n && access(buf, X_OK) == 0)
+        return buf;
+    if (snprintf(buf, n, "%s/%s", d, installed) < (int)n && access(buf, X_OK) == 0)
+        return buf;
+    return NULL;
 }
 
 /* A failing verdict: what counts as the suite telling the mutant apart. */
@@ -685,9 +690,11 @@ static void usage(FILE *f)
           "unmutated reference run's was not.  GLOBs select cases.\n"
           "\n"
           "options:\n"
-          "      --mock PATH         pmi-mockserver (default: the one built beside pmi2-conform)\n"
+          "      --mock PATH         pmi-mockserver (default: the one built or installed beside\n"
+          "                          pmi2-conform)\n"
           "      --client            client mutants\n"
-          "      --relay PATH        pcf-mutant-client (default: beside pmi2-conform)\n"
+          "      --relay PATH        pcf-mutant-client (default: beside pmi2-conform, or in\n"
+          "                          ../libexec/pmi2-conform when installed)\n"
           "      --driver-pmi2 PATH  the PMI-2 driver (default: drivers/pmi2-driver beside it)\n"
           "      --driver-pmi1 PATH  the PMI-1 driver (default: drivers/pmi1-driver beside it)\n"
           "  -m, --mutants GLOB      only mutants whose name matches (repeatable; !GLOB excludes)\n"
@@ -802,9 +809,12 @@ int pcf_mutate_main(int argc, char **argv)
     self[k] = 0;
     const char *list_argv[4] = { 0 };
     if (o.client) {
-        o.relay = beside(o.relay, "pcf-mutant-client", b1, sizeof b1);
-        o.driver2 = beside(o.driver2, "drivers/pmi2-driver", b2, sizeof b2);
-        o.driver1 = beside(o.driver1, "drivers/pmi1-driver", b3, sizeof b3);
+        o.relay = beside(o.relay, "pcf-mutant-client", "../libexec/pmi2-conform/pcf-mutant-client",
+                         b1, sizeof b1);
+        o.driver2 = beside(o.driver2, "drivers/pmi2-driver", "../libexec/pmi2-conform/pmi2-driver",
+                           b2, sizeof b2);
+        o.driver1 = beside(o.driver1, "drivers/pmi1-driver", "../libexec/pmi2-conform/pmi1-driver",
+                           b3, sizeof b3);
         if (!o.relay || !o.driver1 || !o.driver2) {
             fprintf(stderr, "pmi2-conform mutate: --client needs pcf-mutant-client and both "
                             "drivers (--relay, --driver-pmi1, --driver-pmi2)\n");
@@ -813,7 +823,7 @@ int pcf_mutate_main(int argc, char **argv)
         list_argv[0] = o.relay;
         list_argv[1] = "--list";
     } else {
-        o.mock = beside(o.mock, "../mockserver/pmi-mockserver", b4, sizeof b4);
+        o.mock = beside(o.mock, "../mockserver/pmi-mockserver", "pmi-mockserver", b4, sizeof b4);
         if (!o.mock) {
             fprintf(stderr, "pmi2-conform mutate: no pmi-mockserver beside it; give --mock PATH\n");
             return PCF_EXIT_USAGE;
