@@ -43,7 +43,8 @@ case "$mode" in
             > "$work/report.txt" 2> "$work/stderr.txt"
         echo "srun exit status $?"
         tail -2 "$work/report.txt"
-        grep -q '^248 tests, ' "$work/report.txt" || { echo "FAIL: no full report" >&2; rc=1; }
+        ncases=$("$conform" server --list | wc -l)
+        grep -q "^$ncases tests, " "$work/report.txt" || { echo "FAIL: no full report" >&2; rc=1; }
         if grep -q '^  ERROR ' "$work/report.txt"; then
             echo "FAIL: ERROR verdicts:" >&2
             grep -A4 '^  ERROR ' "$work/report.txt" >&2
