@@ -194,8 +194,11 @@ static void run_put_again(pcf_ctx *c)
     if (pcf_kvs_put(c, k1, "first") || pcf_kvs_put(c, k2, "other") || pcf_kvs_fence(c))
         return;
     snprintf(why, sizeof why, "rank %d put two keys before the barrier", o);
-    if (!neighbour_has(c, "again", o, "first", "lost", why) ||
-        !neighbour_has(c, "other", o, "other", "lost", why))
+    bool both = neighbour_has(c, "again", o, "first", "lost", why) &&
+                neighbour_has(c, "other", o, "other", "lost", why);
+    /* every rank has read before any puts again (else a fast neighbour's
+     * second value is read as the first round's), whatever it found */
+    if (pcf_kvs_fence(c) || !both)
         return;
     pmc_enc e;
     pmc_msg m;
