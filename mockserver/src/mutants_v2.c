@@ -650,3 +650,22 @@ bool pms_mutant_v2_decode_error(pms_conn *c, const pmc_error *e)
         return false;
     }
 }
+
+void pms_mutant_v2_release(void)
+{
+    free(arena);
+    arena = NULL;
+    alen = acap = 0;
+    nx = 0;
+    pmc_out_free(&body);
+    pmc_out_free(&frame);
+    pmc_out_free(&held);
+    held_conn = -1;
+    free(rp);
+    rp = NULL;
+    rpcap = 0;
+    free(rv);
+    rv = NULL;
+    rvcap = 0;
+    memset(&rcopy, 0, sizeof rcopy);
+}

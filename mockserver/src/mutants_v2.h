@@ -18,5 +18,7 @@ bool pms_mutant_v2_request(pms_conn *c, const pmc_msg **m);
 void pms_mutant_v2_after(pms_conn *c, const pmc_msg *m);
 /* conn.c decode_error: true when the mutant dealt with the error. */
 bool pms_mutant_v2_decode_error(pms_conn *c, const pmc_error *e);
+/* Free this thread's rewriting buffers (a server's end: its thread may end next). */
+void pms_mutant_v2_release(void);
 
 #endif

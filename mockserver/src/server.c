@@ -1,6 +1,7 @@
 /* Server lifecycle, logging, listeners and the epoll loop. */
 #include "internal.h"
 #include "mutant.h"
+#include "mutants_v2.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -207,6 +208,8 @@ void pms_server_free(pms_server *s)
             pms_conn_close(c, "server shutting down");
         }
     sweep(s);
+    if (s->persona->mutant)
+        pms_mutant_v2_release(); /* per-thread buffers: client mode's threads end */
     for (pms_listener *l = s->listeners, *n; l; l = n) {
         n = l->next;
         close(l->fd);
