@@ -204,8 +204,14 @@ static mutant *load_mutants(const mopts *o, const char *const *argv, size_t *n)
         m.what = xstrdup(k < nf ? field[k++] : "");
         if (k < nf && strncmp(field[k], "unobservable: ", 14) == 0)
             m.unobservable = xstrdup(field[k] + 14);
-        if (!name_selected(o, m.name) || strcmp(m.name, "none") == 0)
+        if (!name_selected(o, m.name) || strcmp(m.name, "none") == 0) {
+            free(m.name);
+            free(m.clause);
+            free(m.proto);
+            free(m.what);
+            free(m.unobservable);
             continue;
+        }
         ms = xrealloc(ms, (nm + 1) * sizeof *ms);
         ms[nm++] = m;
     }
@@ -918,9 +924,12 @@ int pcf_mutate_main(int argc, char **argv)
     pcf_json_free(rs.pmi1);
     pcf_json_free(rs.pmi2);
     pcf_json_free(rs.server);
+    if (rglobs != (char **)o.globs)
+        free(rglobs); /* --expect's list: the strings are the mutants' */
     if (rc != PCF_EXIT_OK) {
         if (!o.out)
             fprintf(stderr, "pmi2-conform mutate: the runs are kept in %s\n", outdir);
+        free(o.only);
         return rc;
     }
 
@@ -955,5 +964,6 @@ int pcf_mutate_main(int argc, char **argv)
             rc = PCF_EXIT_NONCONFORMANT;
         }
     }
+    free(o.only);
     return rc;
 }
