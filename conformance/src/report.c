@@ -561,8 +561,13 @@ static int html(pcf_results *rs, const pcf_opts *o, const char *path)
             for (size_t k = 0; k < m.t.nevents; k++) {
                 const pmt_event *e = &m.t.events[k];
                 fprintf(f, "%10.6f %-4s %-7s ", (double)e->usec / 1e6, e->conn, ev_name(e));
+                /* a 1 MB frame once per case made the page 2 MB: its head is
+                 * enough here, the whole of it is in the case's trace */
+                enum { HTML_EVENT_MAX = 4096 };
                 if (e->data)
-                    html_esc(f, e->data, e->len);
+                    html_esc(f, e->data, e->len > HTML_EVENT_MAX ? HTML_EVENT_MAX : e->len);
+                if (e->data && e->len > HTML_EVENT_MAX)
+                    fprintf(f, " ... (%zu bytes in all; the case's trace has them)", (size_t)e->len);
                 fputc('\n', f);
             }
             fprintf(f, "</pre>\n");
