@@ -133,8 +133,40 @@ static pmc_cmd lookup_v1(const char *s, size_t len)
 }
 
 /* PMI-2 names. */
+/* The groups profile's names all start with "group-" (GROUP-1): one prefix
+ * test keeps them out of the common commands' switch. */
+static pmc_cmd lookup_group(const char *s, size_t len)
+{
+    static const struct {
+        const char *name;
+        pmc_cmd id;
+    } names[] = {
+        { "subscribe", PMC_V2_GROUP_SUBSCRIBE },
+        { "construct", PMC_V2_GROUP_CONSTRUCT },
+        { "invite", PMC_V2_GROUP_INVITE },
+        { "join", PMC_V2_GROUP_JOIN },
+        { "destruct", PMC_V2_GROUP_DESTRUCT },
+        { "get", PMC_V2_GROUP_GET },
+        { "subscribe-response", PMC_V2_GROUP_SUBSCRIBE_RESPONSE },
+        { "construct-response", PMC_V2_GROUP_CONSTRUCT_RESPONSE },
+        { "invite-response", PMC_V2_GROUP_INVITE_RESPONSE },
+        { "join-response", PMC_V2_GROUP_JOIN_RESPONSE },
+        { "destruct-response", PMC_V2_GROUP_DESTRUCT_RESPONSE },
+        { "get-response", PMC_V2_GROUP_GET_RESPONSE },
+        { "event", PMC_V2_GROUP_EVENT },
+    };
+    s += 6;
+    len -= 6;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i].name) == len && memcmp(s, names[i].name, len) == 0)
+            return names[i].id;
+    return PMC_CMD_UNKNOWN;
+}
+
 static pmc_cmd lookup_v2(const char *s, size_t len)
 {
+    if (len > 6 && memcmp(s, "group-", 6) == 0)
+        return lookup_group(s, len);
     switch (len) {
     case 4:
         if (memcmp(s, "ring", 4) == 0)

@@ -373,6 +373,78 @@ static const pmc_keyspec k_v2_ring_response[] = {
 
 /* ---------------------------------------------------------------- commands */
 
+/* ---------------------------------------------------------------- groups profile (SPEC.md §12) */
+
+/* A participant's contributed pairs (GROUP-22). */
+#define GROUP_CONTRIB                                                                              \
+    K("infocount", T_UINT, 0, X), KI("infokey", 0, X, "infocount", 0),                           \
+        KI("infoval", 0, X, "infocount", 0)
+/* A failed group- answer (GROUP-29). */
+#define GROUP_FAILURE K("reason", T_WORD, 0, X), K("failed", T_STR, 0, X)
+/* A completed group (GROUP-14, GROUP-22). */
+#define GROUP_RESULT                                                                               \
+    K("ctxid", T_UINT, 0, X), K("members", T_STR, 0, X), K("infocount", T_UINT, 0, X),           \
+        KI("infoproc", 0, X, "infocount", 0), KI("infokey", 0, X, "infocount", 0),               \
+        KI("infoval", 0, X, "infocount", 0)
+
+static const pmc_keyspec k_v2_group_subscribe[] = {
+    THRID,
+};
+static const pmc_keyspec k_v2_group_construct[] = {
+    THRID,
+    K("grp", T_STR, REQ, X),
+    K("method", T_WORD, REQ, X),
+    K("leaders", T_STR, 0, X),
+    K("nleaders", T_UINT, 0, X),
+    K("members", T_STR, 0, X),
+    K("timeout", T_UINT, 0, X),
+    GROUP_CONTRIB,
+};
+static const pmc_keyspec k_v2_group_invite[] = {
+    THRID,
+    K("grp", T_STR, REQ, X),
+    K("members", T_STR, REQ, X),
+    K("timeout", T_UINT, 0, X),
+    GROUP_CONTRIB,
+};
+static const pmc_keyspec k_v2_group_join[] = {
+    THRID,
+    K("grp", T_STR, REQ, X),
+    K("accept", T_BOOL, REQ, X),
+    GROUP_CONTRIB,
+};
+static const pmc_keyspec k_v2_group_destruct[] = {
+    THRID,
+    K("grp", T_STR, REQ, X),
+    K("timeout", T_UINT, 0, X),
+};
+static const pmc_keyspec k_v2_group_get[] = {
+    THRID,
+    K("grp", T_STR, REQ, X),
+    K("proc", T_STR, REQ, X),
+    K("key", T_STR, REQ, X),
+};
+static const pmc_keyspec k_v2_group_status_response[] = {
+    THRID_RESP, RC2, ERRMSG, GROUP_FAILURE,
+};
+static const pmc_keyspec k_v2_group_result_response[] = {
+    THRID_RESP, RC2, ERRMSG, GROUP_FAILURE, GROUP_RESULT,
+};
+static const pmc_keyspec k_v2_group_get_response[] = {
+    THRID_RESP, RC2, ERRMSG, GROUP_FAILURE,
+    K("found", T_BOOL, 0, X),
+    K("value", T_STR, 0, X),
+};
+/* Server-initiated: no thrid (GROUP-9), so a thrid is an unknown key here. */
+static const pmc_keyspec k_v2_group_event[] = {
+    K("event", T_WORD, REQ, X),
+    K("grp", T_STR, REQ, X),
+    K("leader", T_STR, 0, X),
+    K("proc", T_STR, 0, X),
+    K("rc", T_INT, 0, X),
+    ERRMSG, GROUP_FAILURE, GROUP_RESULT,
+};
+
 #define RQ PMC_DIR_REQUEST
 #define RS PMC_DIR_RESPONSE
 #define V1 PMC_WIRE_V1
@@ -587,4 +659,35 @@ const pmc_cmdspec pmc_schema_table_[PMC_CMD__COUNT] = {
         "the port (Hydra: port; draft and Slurm: value) and found/flag"),
     CMD(PMC_V2_RING_RESPONSE, "ring-response", V2, RS, S, NONE, KEYS(k_v2_ring_response),
         "RING-1", "Slurm ring: this rank's count and its neighbours' values"),
+
+    /* the groups extension profile (SPEC.md §12; this project's, no deployed peer has it) */
+    CMD(PMC_V2_GROUP_SUBSCRIBE, "group-subscribe", V2, RQ, X, PMC_V2_GROUP_SUBSCRIBE_RESPONSE,
+        KEYS(k_v2_group_subscribe), "GROUP-8", "groups: receive group-event frames from now on"),
+    CMD(PMC_V2_GROUP_CONSTRUCT, "group-construct", V2, RQ, X, PMC_V2_GROUP_CONSTRUCT_RESPONSE,
+        KEYS(k_v2_group_construct), "GROUP-12",
+        "groups: take part in a construct (collective/bootstrap leader or added member)"),
+    CMD(PMC_V2_GROUP_INVITE, "group-invite", V2, RQ, X, PMC_V2_GROUP_INVITE_RESPONSE,
+        KEYS(k_v2_group_invite), "GROUP-18", "groups: invite processes; answered at completion"),
+    CMD(PMC_V2_GROUP_JOIN, "group-join", V2, RQ, X, PMC_V2_GROUP_JOIN_RESPONSE,
+        KEYS(k_v2_group_join), "GROUP-19", "groups: accept or decline an invitation"),
+    CMD(PMC_V2_GROUP_DESTRUCT, "group-destruct", V2, RQ, X, PMC_V2_GROUP_DESTRUCT_RESPONSE,
+        KEYS(k_v2_group_destruct), "GROUP-27", "groups: collective end of a group"),
+    CMD(PMC_V2_GROUP_GET, "group-get", V2, RQ, X, PMC_V2_GROUP_GET_RESPONSE,
+        KEYS(k_v2_group_get), "GROUP-23", "groups: read one member's contributed pair"),
+    CMD(PMC_V2_GROUP_SUBSCRIBE_RESPONSE, "group-subscribe-response", V2, RS, X, NONE,
+        KEYS(k_v2_group_status_response), "GROUP-8", "groups: subscription status"),
+    CMD(PMC_V2_GROUP_CONSTRUCT_RESPONSE, "group-construct-response", V2, RS, X, NONE,
+        KEYS(k_v2_group_result_response), "GROUP-14",
+        "groups: ctxid, members and contributions, or reason/failed"),
+    CMD(PMC_V2_GROUP_INVITE_RESPONSE, "group-invite-response", V2, RS, X, NONE,
+        KEYS(k_v2_group_result_response), "GROUP-21",
+        "groups: the invite's result with the invitees that failed"),
+    CMD(PMC_V2_GROUP_JOIN_RESPONSE, "group-join-response", V2, RS, X, NONE,
+        KEYS(k_v2_group_status_response), "GROUP-19", "groups: join acknowledged"),
+    CMD(PMC_V2_GROUP_DESTRUCT_RESPONSE, "group-destruct-response", V2, RS, X, NONE,
+        KEYS(k_v2_group_status_response), "GROUP-27", "groups: destruct completed"),
+    CMD(PMC_V2_GROUP_GET_RESPONSE, "group-get-response", V2, RS, X, NONE,
+        KEYS(k_v2_group_get_response), "GROUP-23", "groups: found and value"),
+    CMD(PMC_V2_GROUP_EVENT, "group-event", V2, RS, X, NONE, KEYS(k_v2_group_event), "GROUP-9",
+        "groups: server-initiated invited / invite-failed / complete (no thrid)"),
 };

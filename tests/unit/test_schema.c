@@ -409,6 +409,18 @@ static const struct {
     { PMC_V2_NAME_UNPUBLISH_RESPONSE, "rc" },
     { PMC_V2_NAME_LOOKUP_RESPONSE, "rc" },
     { PMC_V2_RING_RESPONSE, "rc ring-count ring-left ring-right" },
+    { PMC_V2_GROUP_CONSTRUCT, "grp method" },
+    { PMC_V2_GROUP_INVITE, "grp members" },
+    { PMC_V2_GROUP_JOIN, "grp accept" },
+    { PMC_V2_GROUP_DESTRUCT, "grp" },
+    { PMC_V2_GROUP_GET, "grp proc key" },
+    { PMC_V2_GROUP_SUBSCRIBE_RESPONSE, "rc" },
+    { PMC_V2_GROUP_CONSTRUCT_RESPONSE, "rc" },
+    { PMC_V2_GROUP_INVITE_RESPONSE, "rc" },
+    { PMC_V2_GROUP_JOIN_RESPONSE, "rc" },
+    { PMC_V2_GROUP_DESTRUCT_RESPONSE, "rc" },
+    { PMC_V2_GROUP_GET_RESPONSE, "rc" },
+    { PMC_V2_GROUP_EVENT, "event grp" },
 };
 
 START_TEST(required_keys_match_expectations)
@@ -970,6 +982,56 @@ START_TEST(unknown_keys)
 }
 END_TEST
 
+/* The groups profile (SPEC.md §12): names behind the "group-" prefix, indexed
+ * contributions, and an event that carries no thrid (GROUP-9). */
+START_TEST(group_profile)
+{
+    pmc_vreport r;
+    ck_assert_int_eq(pmc_cmd_lookup(PMC_WIRE_V2, "group-construct", 15), PMC_V2_GROUP_CONSTRUCT);
+    ck_assert_int_eq(pmc_cmd_lookup(PMC_WIRE_V2, "group-event", 11), PMC_V2_GROUP_EVENT);
+    ck_assert_int_eq(pmc_cmd_lookup(PMC_WIRE_V2, "group-", 6), PMC_CMD_UNKNOWN);
+    ck_assert_int_eq(pmc_cmd_lookup(PMC_WIRE_V2, "group-gets", 10), PMC_CMD_UNKNOWN);
+    ck_assert_int_eq(pmc_cmd_lookup(PMC_WIRE_V1, "group-get", 9), PMC_CMD_UNKNOWN);
+
+    tmsg *t = tm(PMC_WIRE_V2, "group-construct", "thrid=1", "grp=g", "method=bootstrap",
+                 "nleaders=2", "members=j1:0,j1:1", "timeout=500", "infocount=1", "infokey0=ep",
+                 "infoval0=tcp://a", NULL);
+    expect_clean(t, PMC_VAL_REQUEST | STRICT_ALL);
+    free(t);
+    /* a contribution count without its pairs */
+    t = tm(PMC_WIRE_V2, "group-construct", "grp=g", "method=member", "infocount=2",
+           "infokey0=a", "infoval0=b", NULL);
+    ck_assert(!pmc_validate(&t->m, PMC_VAL_REQUEST, &r));
+    ck_assert_int_ge(find(&r, PMC_E_INDEX, "infokey"), 0);
+    free(t);
+    t = tm(PMC_WIRE_V2, "group-join", "grp=g", "accept=maybe", NULL);
+    ck_assert(!pmc_validate(&t->m, PMC_VAL_REQUEST, &r));
+    ck_assert_int_ge(find(&r, PMC_E_BAD_BOOL, "accept"), 0);
+    free(t);
+    t = tm(PMC_WIRE_V2, "group-construct-response", "thrid=1", "rc=0", "ctxid=7",
+           "members=j0:0,j0:1", "infocount=1", "infoproc0=j0:0", "infokey0=ep", "infoval0=x",
+           NULL);
+    expect_clean(t, PMC_VAL_RESPONSE | STRICT_ALL);
+    free(t);
+    t = tm(PMC_WIRE_V2, "group-construct-response", "rc=1", "reason=timeout",
+           "errmsg=timeout", "failed=j0:2", NULL);
+    expect_clean(t, PMC_VAL_RESPONSE | STRICT_ALL);
+    free(t);
+    t = tm(PMC_WIRE_V2, "group-event", "event=invited", "grp=g", "leader=j0:0", NULL);
+    expect_clean(t, PMC_VAL_RESPONSE | STRICT_ALL);
+    free(t);
+    /* an event answers no request: a thrid on it is not the profile's */
+    t = tm(PMC_WIRE_V2, "group-event", "thrid=3", "event=invited", "grp=g", "leader=j0:0", NULL);
+    ck_assert(pmc_validate(&t->m, PMC_VAL_RESPONSE | PMC_VAL_UNKNOWN_KEYS, &r));
+    ck_assert_int_ge(find(&r, PMC_E_UNKNOWN_KEY, "thrid"), 0);
+    free(t);
+    /* a request name sent by a server is the wrong direction */
+    t = tm(PMC_WIRE_V2, "group-construct", "grp=g", "method=member", NULL);
+    ck_assert(!pmc_validate(&t->m, PMC_VAL_RESPONSE, &r));
+    free(t);
+}
+END_TEST
+
 START_TEST(findings_overflow)
 {
     pmc_vreport r;
@@ -1140,6 +1202,7 @@ static Suite *schema_suite(void)
     tcase_add_test(tc, spawn_segment_keys);
     tcase_add_test(tc, spawn_large_and_unordered);
     tcase_add_test(tc, v1_mcmd_spawn);
+    tcase_add_test(tc, group_profile);
     suite_add_tcase(s, tc);
     return s;
 }
