@@ -9,12 +9,21 @@
  *  - tags: requests carry thrid=<n>.  The first tagged response says
  *    whether the server echoes thrid; a server that does not (Slurm) gets
  *    one request in flight at a time from then on (THRID-9).  Until that is
- *    known, requests are also sent one at a time. */
+ *    known, requests are also sent one at a time.
+ *  - group-event frames (SPEC.md 12.2) answer nothing and carry no thrid:
+ *    they are recognised by name before any matching and queued for
+ *    pmic_engine_next_event, whose waiters take the reader role like a
+ *    waiting request (ev_cv);
+ *  - a timed call (GROUP-30) that runs out leaves its request registered
+ *    but abandoned, so the late answer is matched and dropped instead of
+ *    being taken for another request's. */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct pmic_req {
     pmic_req *next;
@@ -22,10 +31,50 @@ struct pmic_req {
     bool tagged;
     const char *expect, *alt;
     bool done;
+    bool abandoned; /* heap-allocated; its caller gave up (freed on its answer) */
     pmic_status status;
     pmic_resp *resp;
     pthread_cond_t cv;
 };
+
+struct pmic_evnode {
+    pmic_evnode *next;
+    pmic_resp *ev;
+};
+
+/* Timed waits use the monotonic clock (a wall-clock step must not end or
+ * stretch a group timeout). */
+static void cond_init_mono(pthread_cond_t *cv)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &a);
+    pthread_condattr_destroy(&a);
+}
+
+static void deadline_in(struct timespec *t, long ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, t);
+    t->tv_sec += ms / 1000;
+    t->tv_nsec += (ms % 1000) * 1000000L;
+    if (t->tv_nsec >= 1000000000L) {
+        t->tv_sec++;
+        t->tv_nsec -= 1000000000L;
+    }
+}
+
+/* Milliseconds left, rounded up; 0 when passed. */
+static int ms_left(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long ns = (long long)(t->tv_sec - now.tv_sec) * 1000000000LL + (t->tv_nsec - now.tv_nsec);
+    if (ns <= 0)
+        return 0;
+    long long ms = (ns + 999999) / 1000000;
+    return ms > 1 << 30 ? 1 << 30 : (int)ms;
+}
 
 int pmic_engine_init(pmic_engine *e, pmic_io *io, pmic_tagmode mode, int debug)
 {
@@ -50,6 +99,8 @@ int pmic_engine_init(pmic_engine *e, pmic_io *io, pmic_tagmode mode, int debug)
     pthread_mutex_init(&e->mu, NULL);
     pthread_mutex_init(&e->wmu, NULL);
     pthread_cond_init(&e->slot_cv, NULL);
+    cond_init_mono(&e->ev_cv);
+    e->evtail = &e->evq;
     return 0;
 }
 
@@ -59,16 +110,44 @@ void pmic_engine_destroy(pmic_engine *e)
         return;
     pmc_decoder_free(e->dec);
     e->dec = NULL;
+    while (e->evq) {
+        pmic_evnode *n = e->evq;
+        e->evq = n->next;
+        pmic_resp_free(n->ev);
+        free(n);
+    }
+    /* Only abandoned requests can be left: nobody waits for them. */
+    for (pmic_req *r = e->pending, *next; r; r = next) {
+        next = r->next;
+        if (r->abandoned) {
+            pthread_cond_destroy(&r->cv);
+            free(r);
+        }
+    }
+    e->pending = NULL;
     pthread_mutex_destroy(&e->mu);
     pthread_mutex_destroy(&e->wmu);
     pthread_cond_destroy(&e->slot_cv);
+    pthread_cond_destroy(&e->ev_cv);
 }
 
 /* ---------------------------------------------------------------- dispatch (mu held) */
 
+static void unlink_req(pmic_engine *e, pmic_req *r);
+
 static void complete(pmic_engine *e, pmic_req *r, pmic_status st, pmic_resp *resp)
 {
-    (void)e;
+    if (r->abandoned) {
+        /* Its caller gave up (GROUP-30): the late answer goes nowhere. */
+        if (e->debug)
+            pmic_log(2, "late %s for an abandoned request dropped",
+                     resp ? resp->name : "failure");
+        pmic_resp_free(resp);
+        unlink_req(e, r);
+        pthread_cond_destroy(&r->cv);
+        free(r);
+        return;
+    }
     r->done = true;
     r->status = st;
     r->resp = resp;
@@ -81,10 +160,13 @@ static void fail_all(pmic_engine *e, const char *why)
     if (!e->broken && e->debug)
         pmic_log(1, "connection lost: %s", why);
     e->broken = true;
-    for (pmic_req *r = e->pending; r; r = r->next)
+    for (pmic_req *r = e->pending, *next; r; r = next) {
+        next = r->next; /* complete() frees an abandoned request */
         if (!r->done)
             complete(e, r, PMIC_E_COMM, NULL);
+    }
     pthread_cond_broadcast(&e->slot_cv);
+    pthread_cond_broadcast(&e->ev_cv);
 }
 
 static size_t undone(pmic_engine *e, pmic_req **only)
@@ -96,6 +178,58 @@ static size_t undone(pmic_engine *e, pmic_req **only)
             *only = r;
         }
     return n;
+}
+
+/* Whether anybody waits for what the connection brings. */
+static bool wanted(pmic_engine *e)
+{
+    pmic_req *only;
+    return undone(e, &only) > 0 || e->nevwait > 0;
+}
+
+/* The reader role is free: wake one waiting request, else the event waiters. */
+static void hand_over(pmic_engine *e)
+{
+    for (pmic_req *o = e->pending; o; o = o->next)
+        if (!o->done && !o->abandoned) {
+            pthread_cond_signal(&o->cv);
+            return;
+        }
+    if (e->nevwait)
+        pthread_cond_broadcast(&e->ev_cv);
+}
+
+/* A request whose caller waits for it (and so will read). */
+static bool has_waiter(pmic_engine *e)
+{
+    for (pmic_req *o = e->pending; o; o = o->next)
+        if (!o->done && !o->abandoned)
+            return true;
+    return false;
+}
+
+/* GROUP-9/GROUP-10: a group-event answers no request, whatever the tags. */
+static bool is_event(const pmc_msg *m)
+{
+    return m->wire == PMC_WIRE_V2 && pmc_slice_eq(m->name, "group-event");
+}
+
+static void queue_event(pmic_engine *e, const pmc_msg *m)
+{
+    pmic_evnode *n = malloc(sizeof *n);
+    pmic_resp *ev = n ? pmic_resp_copy(m) : NULL;
+    if (!ev) {
+        free(n);
+        pmic_log(1, "out of memory: a group-event is lost");
+        return;
+    }
+    n->next = NULL;
+    n->ev = ev;
+    *e->evtail = n;
+    e->evtail = &n->next;
+    if (e->debug)
+        pmic_log(2, "group-event queued");
+    pthread_cond_broadcast(&e->ev_cv);
 }
 
 static bool name_is(const char *name, const char *want)
@@ -125,6 +259,10 @@ static void deliver(pmic_engine *e, pmic_req *r, const pmc_msg *m)
 
 static void dispatch(pmic_engine *e, const pmc_msg *m)
 {
+    if (is_event(m)) {
+        queue_event(e, m);
+        return;
+    }
     pmic_req *only = NULL;
     size_t n = undone(e, &only);
     if (m->thrid.ptr) {
@@ -209,8 +347,7 @@ static void decode_error(pmic_engine *e, const pmc_error *err)
 static bool drain(pmic_engine *e)
 {
     bool any = false;
-    pmic_req *only;
-    while (!e->broken && undone(e, &only) > 0) {
+    while (!e->broken && wanted(e)) {
         pmc_msg m;
         pmc_error err;
         int rc = pmc_decoder_next(e->dec, &m, &err);
@@ -225,21 +362,32 @@ static bool drain(pmic_engine *e)
     return any;
 }
 
-/* The progress routine: what is buffered, else one read and what it brought. */
-static void progress(pmic_engine *e)
+/* The progress routine: what is buffered, else one read and what it brought.
+ * With a deadline the read waits at most until then (nothing happens when
+ * it passes; the caller hands the reader role on). */
+static void progress(pmic_engine *e, const struct timespec *deadline)
 {
     if (drain(e))
         return;
     e->reading = true;
     pthread_mutex_unlock(&e->mu);
+    int ready = deadline ? pmic_io_wait(e->io, ms_left(deadline)) : 1;
     size_t avail = 0;
-    void *space = pmc_decoder_space(e->dec, 16384, &avail);
-    ssize_t n = space ? pmic_io_read(e->io, space, avail) : -1;
-    if (n > 0)
-        pmc_decoder_commit(e->dec, (size_t)n);
+    void *space = NULL;
+    ssize_t n = -1;
+    if (ready > 0) {
+        space = pmc_decoder_space(e->dec, 16384, &avail);
+        n = space ? pmic_io_read(e->io, space, avail) : -1;
+        if (n > 0)
+            pmc_decoder_commit(e->dec, (size_t)n);
+    }
     pthread_mutex_lock(&e->mu);
     e->reading = false;
-    if (n > 0)
+    if (ready == 0)
+        return;
+    if (ready < 0)
+        fail_all(e, "poll error");
+    else if (n > 0)
         drain(e);
     else
         fail_all(e, n == 0 ? "end of stream" : space ? "read error" : "out of memory");
@@ -260,11 +408,7 @@ static void unlink_req(pmic_engine *e, pmic_req *r)
     pthread_cond_broadcast(&e->slot_cv);
     /* Someone must go on reading for the others. */
     if (!e->reading)
-        for (pmic_req *o = e->pending; o; o = o->next)
-            if (!o->done) {
-                pthread_cond_signal(&o->cv);
-                break;
-            }
+        hand_over(e);
 }
 
 static bool may_overlap(pmic_engine *e, bool tagged)
@@ -305,14 +449,9 @@ static void abandon_all(pmc_enc *reqs, size_t n)
         pmc_enc_abandon(&reqs[i]);
 }
 
-pmic_status pmic_call(pmic_engine *e, pmc_enc *req, unsigned flags, const char *expect,
-                      const char *alt, pmic_resp **out)
-{
-    return pmic_call_multi(e, req, req ? 1 : 0, flags, expect, alt, out);
-}
-
-pmic_status pmic_call_multi(pmic_engine *e, pmc_enc *reqs, size_t nreq, unsigned flags,
-                            const char *expect, const char *alt, pmic_resp **out)
+static pmic_status call_impl(pmic_engine *e, pmc_enc *reqs, size_t nreq, unsigned flags,
+                             const char *expect, const char *alt, long timeout_ms,
+                             pmic_resp **out)
 {
     pmc_enc *req = nreq ? &reqs[0] : NULL;
     if (out)
@@ -332,64 +471,163 @@ pmic_status pmic_call_multi(pmic_engine *e, pmc_enc *reqs, size_t nreq, unsigned
         return st;
     }
 
-    pmic_req r;
-    memset(&r, 0, sizeof r);
-    pthread_cond_init(&r.cv, NULL);
-    r.expect = expect;
-    r.alt = alt;
+    /* A timed request may outlive its caller (abandoned): on the heap. */
+    bool timed = timeout_ms > 0;
+    pmic_req stack_r, *rp = timed ? malloc(sizeof *rp) : &stack_r;
+    if (!rp) {
+        pthread_mutex_unlock(&e->mu);
+        abandon_all(reqs, nreq);
+        return PMIC_E_NOMEM;
+    }
+    pmic_req *r = rp;
+    memset(r, 0, sizeof *r);
+    cond_init_mono(&r->cv);
+    r->expect = expect;
+    r->alt = alt;
     for (;;) {
         bool tag = req && (((flags & PMIC_CALL_TAG) && e->tagmode != PMIC_TAG_OFF) ||
                            ((flags & PMIC_CALL_TAG_KNOWN) && e->tagmode == PMIC_TAG_ON));
         if (e->broken) {
             pthread_mutex_unlock(&e->mu);
-            pthread_cond_destroy(&r.cv);
+            pthread_cond_destroy(&r->cv);
+            if (timed)
+                free(r);
             abandon_all(reqs, nreq);
             return PMIC_E_COMM;
         }
         if (may_overlap(e, tag)) {
-            r.tagged = tag;
+            r->tagged = tag;
             break;
         }
-        pthread_cond_wait(&e->slot_cv, &e->mu);
+        if (!e->reading && !has_waiter(e))
+            progress(e, NULL); /* only abandoned requests hold the slot: read their answers */
+        else
+            pthread_cond_wait(&e->slot_cv, &e->mu);
     }
-    if (r.tagged) {
-        snprintf(r.thrid, sizeof r.thrid, "%lu", ++e->next_thrid);
-        pmc_enc_str(req, "thrid", r.thrid); /* THRID-2: the dialect puts it first */
+    if (r->tagged) {
+        snprintf(r->thrid, sizeof r->thrid, "%lu", ++e->next_thrid);
+        pmc_enc_str(req, "thrid", r->thrid); /* THRID-2: the dialect puts it first */
     }
-    r.next = e->pending;
-    e->pending = &r;
+    r->next = e->pending;
+    e->pending = r;
     e->npending++;
-    if (!r.tagged)
+    if (!r->tagged)
         e->nuntagged++;
     pthread_mutex_unlock(&e->mu);
 
     pmic_status st = send_msgs(e, reqs, nreq, &buf);
     pmc_out_free(&buf);
+    struct timespec deadline;
+    if (timed)
+        deadline_in(&deadline, timeout_ms); /* from the write: the timeout the server got */
 
     pthread_mutex_lock(&e->mu);
-    if (st != PMIC_OK && !r.done) {
+    if (st != PMIC_OK && !r->done) {
         if (st == PMIC_E_COMM)
             fail_all(e, "write failed");
         else
-            complete(e, &r, st, NULL);
+            complete(e, r, st, NULL);
     }
-    while (!r.done) {
+    while (!r->done) {
+        if (timed && ms_left(&deadline) == 0)
+            break;
         if (!e->reading)
-            progress(e);
+            progress(e, timed ? &deadline : NULL);
+        else if (timed)
+            pthread_cond_timedwait(&r->cv, &e->mu, &deadline);
         else
-            pthread_cond_wait(&r.cv, &e->mu);
+            pthread_cond_wait(&r->cv, &e->mu);
     }
-    unlink_req(e, &r);
+    if (!r->done) {
+        /* Out of time: the answer, if it ever comes, is dropped by
+         * complete(); an untagged one still holds its slot until then, so
+         * nothing else is taken for it (THRID-9). */
+        r->abandoned = true;
+        if (e->debug)
+            pmic_log(1, "no %s within %ld ms: giving up", expect ? expect : "answer",
+                     timeout_ms);
+        if (!e->reading)
+            hand_over(e);
+        pthread_mutex_unlock(&e->mu);
+        return PMIC_E_TIMEOUT;
+    }
+    unlink_req(e, r);
     pthread_mutex_unlock(&e->mu);
-    pthread_cond_destroy(&r.cv);
+    pthread_cond_destroy(&r->cv);
 
+    pmic_status status = r->status;
+    pmic_resp *resp = r->resp;
+    if (timed)
+        free(r);
     if (out)
-        *out = r.resp;
+        *out = resp;
     else
-        pmic_resp_free(r.resp);
-    if (r.status != PMIC_OK && r.status != PMIC_E_PROTO && out) {
+        pmic_resp_free(resp);
+    if (status != PMIC_OK && status != PMIC_E_PROTO && out) {
         pmic_resp_free(*out);
         *out = NULL;
     }
-    return r.status;
+    return status;
+}
+
+pmic_status pmic_call(pmic_engine *e, pmc_enc *req, unsigned flags, const char *expect,
+                      const char *alt, pmic_resp **out)
+{
+    return call_impl(e, req, req ? 1 : 0, flags, expect, alt, 0, out);
+}
+
+pmic_status pmic_call_multi(pmic_engine *e, pmc_enc *reqs, size_t nreq, unsigned flags,
+                            const char *expect, const char *alt, pmic_resp **out)
+{
+    return call_impl(e, reqs, nreq, flags, expect, alt, 0, out);
+}
+
+pmic_status pmic_call_timed(pmic_engine *e, pmc_enc *req, unsigned flags, const char *expect,
+                            long timeout_ms, pmic_resp **out)
+{
+    return call_impl(e, req, req ? 1 : 0, flags, expect, NULL, timeout_ms, out);
+}
+
+/* ---------------------------------------------------------------- events */
+
+pmic_status pmic_engine_next_event(pmic_engine *e, long timeout_ms, pmic_resp **out)
+{
+    *out = NULL;
+    struct timespec deadline;
+    bool timed = timeout_ms >= 0;
+    if (timed)
+        deadline_in(&deadline, timeout_ms);
+    pthread_mutex_lock(&e->mu);
+    e->nevwait++;
+    pmic_status st = PMIC_E_TIMEOUT;
+    /* One round even with timeout 0: what is buffered or readable now. */
+    for (bool first = true;; first = false) {
+        if (e->evq) {
+            pmic_evnode *n = e->evq;
+            e->evq = n->next;
+            if (!e->evq)
+                e->evtail = &e->evq;
+            *out = n->ev;
+            free(n);
+            st = PMIC_OK;
+            break;
+        }
+        if (e->broken) {
+            st = PMIC_E_COMM;
+            break;
+        }
+        if (timed && !first && ms_left(&deadline) == 0)
+            break;
+        if (!e->reading)
+            progress(e, timed ? &deadline : NULL); /* no other reader: this thread reads */
+        else if (timed)
+            pthread_cond_timedwait(&e->ev_cv, &e->mu, &deadline);
+        else
+            pthread_cond_wait(&e->ev_cv, &e->mu);
+    }
+    e->nevwait--;
+    if (!e->reading)
+        hand_over(e);
+    pthread_mutex_unlock(&e->mu);
+    return st;
 }

@@ -21,6 +21,7 @@ typedef enum pmic_status {
     PMIC_E_PROTO,   /* a response we cannot use (wrong name, missing keys) */
     PMIC_E_NOMEM,
     PMIC_E_ENCODE,  /* the request cannot be written (value with a space in PMI-1, ...) */
+    PMIC_E_TIMEOUT, /* a timed call or wait ran out (pmic_call_timed, events) */
 } pmic_status;
 
 /* ---------------------------------------------------------------- env.c */
@@ -61,12 +62,15 @@ int pmic_io_open(pmic_io *io, const pmic_env *env, char *err, size_t errlen);
 /* >0 bytes, 0 end of stream, -1 error. */
 ssize_t pmic_io_read(pmic_io *io, void *buf, size_t n);
 int pmic_io_write_all(pmic_io *io, const void *buf, size_t n); /* 0 or -1 */
+/* Wait until a read would find bytes: 1, 0 when timeout_ms passed, -1 error. */
+int pmic_io_wait(pmic_io *io, int timeout_ms);
 void pmic_io_close(pmic_io *io);
 
 /* TLS client on io->fd: handshake, verification against ca (NULL: the
  * system store) and host.  0 or -1 with err. */
 int pmic_tls_start(pmic_io *io, const char *host, const char *ca, char *err, size_t errlen);
 ssize_t pmic_tls_read(pmic_io *io, void *buf, size_t n);
+bool pmic_tls_pending(pmic_io *io); /* decrypted bytes wait in the SSL object */
 int pmic_tls_write_all(pmic_io *io, const void *buf, size_t n);
 void pmic_tls_close(pmic_io *io);
 
@@ -105,12 +109,16 @@ bool pmic_resp_found(const pmic_resp *r);
 typedef enum pmic_tagmode { PMIC_TAG_UNKNOWN = 0, PMIC_TAG_ON, PMIC_TAG_OFF } pmic_tagmode;
 
 typedef struct pmic_req pmic_req;
+typedef struct pmic_evnode pmic_evnode;
 
 typedef struct pmic_engine {
     pmic_io *io;
     pthread_mutex_t mu;      /* pending list, mode, decoder hand-over */
     pthread_mutex_t wmu;     /* the one write critical section */
     pthread_cond_t slot_cv;  /* a request may be admitted */
+    pthread_cond_t ev_cv;    /* an event was queued, or the reader role is free */
+    pmic_evnode *evq, **evtail; /* group-event frames nobody has taken yet (GROUP-10) */
+    size_t nevwait;          /* threads in pmic_engine_next_event */
     pmc_decoder *dec;
     pmic_req *pending;
     size_t npending, nuntagged;
@@ -141,6 +149,16 @@ pmic_status pmic_call(pmic_engine *e, pmc_enc *req, unsigned flags, const char *
  * mcmd blocks); the response to the last one is awaited. */
 pmic_status pmic_call_multi(pmic_engine *e, pmc_enc *reqs, size_t nreq, unsigned flags,
                             const char *expect, const char *alt, pmic_resp **out);
+/* pmic_call that gives up timeout_ms (> 0) after the request was written
+ * with PMIC_E_TIMEOUT (GROUP-30); the request stays registered so that its
+ * late answer is recognised and dropped.  timeout_ms <= 0: pmic_call. */
+pmic_status pmic_call_timed(pmic_engine *e, pmc_enc *req, unsigned flags, const char *expect,
+                            long timeout_ms, pmic_resp **out);
+/* The oldest queued group-event frame (GROUP-9), caller frees.  Waits
+ * timeout_ms (< 0: for ever, 0: what is buffered or readable now), reading
+ * the connection itself when no other thread does.  PMIC_E_TIMEOUT when
+ * nothing came, PMIC_E_COMM when the connection is gone. */
+pmic_status pmic_engine_next_event(pmic_engine *e, long timeout_ms, pmic_resp **out);
 
 /* ---------------------------------------------------------------- local.c */
 
@@ -167,6 +185,19 @@ int pmic_parse_int_list(const char *s, int *array, int arraylen);
 /* errmsg of this thread's last call that the server refused ("" if none). */
 const char *pmic_last_errmsg(void);
 
+/* ---------------------------------------------------------------- group_result.c */
+
+struct PMI2X_Group_result;
+struct PMI2X_Group_event;
+/* The result keys of a group response or a complete event (GROUP-14,
+ * GROUP-21, GROUP-29).  group: a success must carry ctxid and members.
+ * NULL when out of memory; *bad when the answer is malformed (a success
+ * without its keys, a broken info family, a malformed rc or ctxid). */
+struct PMI2X_Group_result *pmic_group_result(const pmic_resp *r, bool group, bool *bad);
+/* A group-event frame (GROUP-9); an event that cannot be read comes out
+ * as PMI2X_EVENT_OTHER.  NULL when out of memory. */
+struct PMI2X_Group_event *pmic_group_event(const pmic_resp *r);
+
 /* ---------------------------------------------------------------- session.c */
 
 enum pmic_state { PMIC_NONE = 0, PMIC_V1 = 1, PMIC_V2 = 2, PMIC_FINALIZED = 3 };
@@ -189,6 +220,9 @@ typedef struct pmic_session {
     pthread_cond_t local_cv;  /* a node attribute was put (waits in a singleton) */
     pmic_map *kvs, *nodeattr, *names;
     pthread_mutex_t cache_mu; /* jobid cache */
+    pthread_mutex_t grp_mu;   /* groups profile: discovery and subscription (groups.c) */
+    int grp_profile;          /* 0 not asked yet, 1 offered, -1 absent */
+    bool grp_subscribed;
 } pmic_session;
 
 extern pmic_session pmic_S;

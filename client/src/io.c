@@ -215,6 +215,18 @@ int pmic_io_write_all(pmic_io *io, const void *buf, size_t n)
     return 0;
 }
 
+int pmic_io_wait(pmic_io *io, int timeout_ms)
+{
+    /* TLS: a record already decrypted is not visible to poll(). */
+    if (io->ssl && pmic_tls_pending(io))
+        return 1;
+    struct pollfd p = { .fd = io->fd, .events = POLLIN };
+    int r;
+    while ((r = poll(&p, 1, timeout_ms)) < 0 && errno == EINTR)
+        ;
+    return r < 0 ? -1 : r > 0;
+}
+
 void pmic_io_close(pmic_io *io)
 {
     if (io->ssl)

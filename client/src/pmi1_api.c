@@ -21,7 +21,8 @@ static int from_status(pmic_status st)
     case PMIC_E_NOMEM: return PMI_ERR_NOMEM;
     case PMIC_E_ENCODE: return PMI_ERR_INVALID_VAL;
     case PMIC_E_COMM:
-    case PMIC_E_PROTO: break;
+    case PMIC_E_PROTO:
+    case PMIC_E_TIMEOUT: break; /* no PMI-1 call is timed */
     }
     return PMI_FAIL;
 }

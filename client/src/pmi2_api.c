@@ -30,7 +30,8 @@ static int from_status(pmic_status st)
     case PMIC_E_COMM: return PMI2_FAIL;
     case PMIC_E_NOMEM: return PMI2_ERR_NOMEM;
     case PMIC_E_ENCODE: return PMI2_ERR_INVALID_VAL;
-    case PMIC_E_PROTO: break;
+    case PMIC_E_PROTO:
+    case PMIC_E_TIMEOUT: break; /* no pmi2.h call is timed */
     }
     return PMI2_ERR_OTHER;
 }

@@ -14,6 +14,7 @@ pmic_session pmic_S = {
     .local_mu = PTHREAD_MUTEX_INITIALIZER,
     .local_cv = PTHREAD_COND_INITIALIZER,
     .cache_mu = PTHREAD_MUTEX_INITIALIZER,
+    .grp_mu = PTHREAD_MUTEX_INITIALIZER,
 };
 
 void pmic_log(int level, const char *fmt, ...)
@@ -341,6 +342,8 @@ pmic_status pmic_session_start(int version)
     pmic_S.have_jobid = false;
     pmic_S.spawner_jobid[0] = 0;
     pmic_S.rank = 0;
+    pmic_S.grp_profile = 0; /* a new connection is asked again (GROUP-3) */
+    pmic_S.grp_subscribed = false;
     char err[512];
     if (pmic_env_read(&pmic_S.env, err, sizeof err) < 0) {
         fail("%s", err);

@@ -159,6 +159,14 @@ ssize_t pmic_tls_read(pmic_io *io, void *buf, size_t n)
     }
 }
 
+bool pmic_tls_pending(pmic_io *io)
+{
+    pthread_mutex_lock(&io->ssl_mu);
+    bool p = SSL_pending(io->ssl) > 0;
+    pthread_mutex_unlock(&io->ssl_mu);
+    return p;
+}
+
 int pmic_tls_write_all(pmic_io *io, const void *buf, size_t n)
 {
     const char *p = buf;

@@ -42,6 +42,7 @@ pcfile=$(find "$prefix" -name pmiclient.pc -path '*/pkgconfig/*' | head -n 1)
 [ -n "$pcfile" ] || fail "pmiclient.pc was not installed"
 [ -f "$prefix/include/pmiclient/pmi2.h" ] || fail "include/pmiclient/pmi2.h was not installed"
 [ -f "$prefix/include/pmiclient/pmi.h" ] || fail "include/pmiclient/pmi.h was not installed"
+[ -f "$prefix/include/pmiclient/pmi2ext.h" ] || fail "include/pmiclient/pmi2ext.h was not installed"
 find "$prefix" -name 'libpmiclient.so.0' | grep -q . || fail "libpmiclient.so.0 was not installed"
 find "$prefix" -name 'libpmiclient.3' | grep -q . || fail "the man page was not installed"
 
@@ -58,11 +59,11 @@ read -r -a cflag_words <<<"$cflags"
 ASAN_OPTIONS=detect_leaks=0 "$cc" -std=c11 -Wall -Wextra -Werror "${cflag_words[@]}" -o "$work/hello" "$source" \
     $flags "-Wl,-rpath,$libdir"
 
-# Only PMI_ and PMI2_ symbols may leave the library.
+# Only PMI_, PMI2_ and PMI2X_ (pmi2ext.h) symbols may leave the library.
 so=$(find "$prefix" -name 'libpmiclient.so.0' | head -n 1)
-extra=$(nm -D --defined-only "$so" | awk '$2 ~ /[TDBRW]/ {print $3}' | grep -v -E '^(PMI_|PMI2_)' \
+extra=$(nm -D --defined-only "$so" | awk '$2 ~ /[TDBRW]/ {print $3}' | grep -v -E '^(PMI_|PMI2_|PMI2X_)' \
         | grep -v -E '^(_init|_fini|_edata|_end|__bss_start)$' || true)
-[ -z "$extra" ] || fail "symbols besides PMI_/PMI2_ exported: $extra"
+[ -z "$extra" ] || fail "symbols besides PMI_/PMI2_/PMI2X_ exported: $extra"
 
 step "run under pmi-mockserver -n 4"
 "$mock" -n 4 --timeout 60 -- "$work/hello" 4

@@ -1,7 +1,9 @@
-/* A program written against pmi2.h only, built from an installed tree with
- * `pkg-config --cflags --libs pmiclient`: every rank puts its rank, fences
- * and reads its right-hand neighbour's. */
+/* A program written against pmi2.h (and pmi2ext.h), built from an
+ * installed tree with `pkg-config --cflags --libs pmiclient`: every rank
+ * puts its rank, fences and reads its right-hand neighbour's, and asks
+ * whether the server offers the groups profile. */
 #include <pmi2.h>
+#include <pmi2ext.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +32,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "[%d] get %s: '%s'\n", rank, key, val);
         return 1;
     }
+    int groups = -1;
+    if (PMI2X_Group_supported(&groups) != PMI2_SUCCESS) {
+        fprintf(stderr, "[%d] PMI2X_Group_supported: %s\n", rank, PMI2X_Group_last_reason());
+        return 1;
+    }
     if (PMI2_Finalize() != PMI2_SUCCESS)
         return 1;
-    printf("hello from %d of %d\n", rank, size);
+    printf("hello from %d of %d (groups profile: %s)\n", rank, size, groups ? "yes" : "no");
     return size == want ? 0 : 1;
 }
