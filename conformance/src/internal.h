@@ -149,6 +149,16 @@ void pcf_watch_parent(const char *spec);
 
 int pcf_run_job(const pcf_opts *o);         /* server mode as a rank of the job */
 int pcf_run_orchestrated(const pcf_opts *o); /* --launch */
+
+/* strays.c: processes a launch leaves outside its process group (Hydra's
+ * proxies run in sessions of their own).  adopt: orphans of launches become
+ * the orchestrator's children; tag/mark: a launch's environment tag (mark in
+ * the forked child); reap: kill and reap the children that carry the tag
+ * (NULL: every child), returns how many were killed. */
+void pcf_strays_adopt(void);
+void pcf_strays_tag(char *tag, size_t n, unsigned serial);
+void pcf_strays_mark(const char *tag);
+int pcf_strays_reap(const char *tag);
 /* Which cases this run may execute, and why not (NULL: runnable). */
 const char *pcf_unrunnable(const pcf_case *c, int pmi, int size);
 /* Per-rank trace file of one case run ("DIR/<safe>.r<rank>.trace"). */

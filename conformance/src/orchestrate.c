@@ -311,6 +311,7 @@ typedef struct running {
     uint64_t t0, budget, last_growth, done_at, ended_at, last_check;
     off_t last_size;
     bool contended;        /* another launch ran while this one waited for its first rank */
+    char tag[48];          /* marks every process of the launch (strays.c) */
     launch_outcome out;
 } running;
 
@@ -356,6 +357,8 @@ static bool launch_begin(const pcf_opts *o, const launch *L, const char *self, r
         fprintf(stderr, "pmi2-conform: launch: %s\n", cmd); /* verbose: no progress line */
 
     remove(rn->res);
+    static unsigned serial;
+    pcf_strays_tag(rn->tag, sizeof rn->tag, ++serial);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
@@ -364,6 +367,7 @@ static bool launch_begin(const pcf_opts *o, const launch *L, const char *self, r
     }
     if (pid == 0) {
         setpgid(0, 0); /* the whole launch can be killed as one group */
+        pcf_strays_mark(rn->tag); /* ... and what leaves the group, found by this */
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
@@ -462,6 +466,7 @@ static void launch_finish(running *rn, pcf_results *rs)
     if (out->info.alive && !out->start_us)
         out->start_us = 1;
     kill_ranks(&out->info, rn->res);
+    pcf_strays_reap(rn->tag);
 }
 
 /* Run one launch to its end (the final probe). */
@@ -1055,6 +1060,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    pcf_strays_adopt();
 
     plan(&S, all, nall, np);
 
@@ -1162,6 +1168,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
         remove(rn.res);
         remove(rn.log);
     }
+    pcf_strays_reap(NULL); /* nothing of any launch outlives the run */
     pcf_progress_end(o);
     if (S.stopped && !stop_signal)
         pcf_notice(o, "the run's --deadline (%u s) passed: every launch and rank ended; the "
