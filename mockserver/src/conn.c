@@ -167,10 +167,12 @@ void pms_conn_close(pms_conn *c, const char *why)
     }
     if (c->job) {
         pms_waits_drop_conn(c->job, c);
-        if (c->rank >= 0 && !c->finalized)
+        if (c->rank >= 0 && !c->finalized) {
             pms_job_rank_gone(c->job, c->rank);
-        else if (c->rank >= 0)
+        } else if (c->rank >= 0) {
             c->job->ranks[c->rank].conn = NULL;
+            pms_group_rank_gone(c->job, c->rank); /* GROUP-25: a closed connection ends it */
+        }
     }
 }
 
@@ -421,8 +423,11 @@ void pms_reply_error(pms_conn *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid,
         for (char *t = text; *t; t++)
             if (*t == ';')
                 *t = ',';
+    const char *reason = pms_group_error_reason(c, wire, cmd, text);
     pmc_enc *e = pms_reply_begin(c, wire == PMC_WIRE_V2 ? PMC_WIRE_V2 : PMC_WIRE_V1, name, thrid);
     pmc_enc_int(e, "rc", rc);
+    if (reason)
+        pmc_enc_str(e, "reason", reason); /* GROUP-29 */
     pmc_enc_str(e, wire == PMC_WIRE_V2 ? "errmsg" : "msg", text);
     pms_reply_send(c);
 }

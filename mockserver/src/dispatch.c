@@ -255,6 +255,8 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
         ; /* --mutant: answered by the mutant (mutants_v2.c) */
     else if (pms_fault_request(c, m))
         ; /* observed; a fault answered it instead (faults.c) */
+    else if (!c->srv->groups && pms_group_cmd(m))
+        pms_unknown_command(c, m); /* GROUP-4: as before the schema knew them */
     else if (!(valid = pmc_validate(m, PMC_VAL_REQUEST, &rep)) &&
              (mk = missing_keys(c, m, &rep)) == MK_CRASH)
         pms_job_crash(c, "a required key is missing (a NULL dereference in slurmstepd)");

@@ -119,6 +119,7 @@ struct pms_conn {
     struct pms_spawn_req *pmi1_spawn; /* blocks of a PMI-1 spawn so far (spawn.c) */
     struct pms_putall *putall;        /* kvs-putall in progress (kvsall.c) */
     struct pms_fconn *fx;             /* fault state: held output, armed faults (faults.c) */
+    bool group_events;    /* sent group-subscribe: group-event frames may go out (GROUP-8) */
     pms_conn *next;
 };
 
@@ -157,6 +158,7 @@ struct pms_server {
     pms_tls_ctx *tls;     /* NULL: TCP listeners are plain */
     pmc_enc enc;          /* reply under construction */
     struct pms_faults *faults; /* observer and fault table (faults.c); NULL: none */
+    struct pms_groups *groups; /* the groups profile (groups.c); NULL: persona without it */
 };
 
 /* logging */
@@ -294,6 +296,15 @@ void pms_faults_free(pms_server *s);
 void pms_observe_bytes(pms_conn *c, bool from_client, const void *p, size_t n);
 void pms_observe_event(pms_conn *c, const char *what, const char *why);
 void pms_observe_decode_error(pms_conn *c, const pmc_error *e);
+
+/* the groups profile's glue (group_port.c; the state machine is groups.c) */
+struct pms_groups *pms_group_state_new(pms_server *s); /* NULL: the persona lacks it */
+bool pms_group_cmd(const pmc_msg *m);                  /* a group- command or event */
+/* GROUP-29: the reason an error answer to a group- request carries (NULL: not one) */
+const char *pms_group_error_reason(const pms_conn *c, pmc_wire wire, pmc_slice cmd,
+                                   const char *text);
+void pms_group_conn_gone(pms_conn *c);        /* an identified connection closed */
+void pms_group_rank_gone(pms_job *j, int rank); /* a rank ended (no connection) */
 
 /* string helpers */
 char *pms_strndup(const char *p, size_t n);

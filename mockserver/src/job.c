@@ -305,6 +305,7 @@ void pms_job_rank_gone(pms_job *j, int rank)
         r->state = PMS_RANK_GONE;
     /* fewer participants: a fence or barrier may now be complete */
     pms_waits_recheck(j);
+    pms_group_rank_gone(j, rank); /* GROUP-25, GROUP-20, GROUP-27 */
 }
 
 /* mpich-wire.md §9: Hydra answers no protocol error.  mpiexec prints a

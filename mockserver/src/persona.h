@@ -144,6 +144,8 @@ typedef struct pms_persona {
     bool no_local_env;            /* the launcher sets no MPI_LOCALNRANKS/MPI_LOCALRANKID */
     bool kvs_jobid_ignored;       /* kvs-get reads the caller's job whatever jobid names, a
                                    * spawned or connected job's too (Hydra, Slurm: KVS-9) */
+    bool groups;                  /* the groups extension profile (SPEC.md §12; strict only:
+                                   * no deployed server has it, GROUP-4) */
     const char *mutant;           /* a mutant's name: the behaviour PMS_MUTANT() switches on
                                    * (mutant.h); NULL for the real personas */
 } pms_persona;

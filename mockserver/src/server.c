@@ -1,5 +1,6 @@
 /* Server lifecycle, logging, listeners and the epoll loop. */
 #include "internal.h"
+#include "groups.h"
 #include "mutant.h"
 #include "mutants_v2.h"
 
@@ -139,6 +140,11 @@ pms_server *pms_server_new(const pms_config *c)
         s->own_persona = *s->persona;
         s->persona = &s->own_persona;
     }
+    s->groups = pms_group_state_new(s);
+    if (s->persona->groups && !s->groups) {
+        free(s);
+        return NULL;
+    }
     pmc_decoder_opts_default(&s->dopts);
     s->dopts.limits = s->cfg.limits;
     pms_persona_decoder_opts(s->persona, &s->dopts); /* flags, strict bits, limits */
@@ -146,12 +152,14 @@ pms_server *pms_server_new(const pms_config *c)
         s->cfg.out_limit = 1u << 20;
     s->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (s->epfd < 0) {
+        pms_groups_free(s->groups);
         free(s);
         return NULL;
     }
     if (s->cfg.trace_path && trace_open(s, s->cfg.trace_path) < 0) {
         int e = errno;
         close(s->epfd);
+        pms_groups_free(s->groups);
         free(s);
         errno = e;
         return NULL;
@@ -202,6 +210,9 @@ void pms_server_free(pms_server *s)
 {
     if (!s)
         return;
+    /* shutting down: nobody is answered that a participant ended */
+    pms_groups_free(s->groups);
+    s->groups = NULL;
     for (pms_conn *c = s->conns; c; c = c->next)
         if (!c->dead) {
             c->finalized = true; /* shutting down: not a rank failure */
@@ -430,6 +441,10 @@ static int service(pms_server *s, int timeout_ms)
                 timeout_ms = wait;
         }
     }
+    /* GROUP-24: the loop wakes for the groups' next deadline (groups.c) */
+    int g = pms_groups_service(s->groups, now);
+    if (g >= 0 && (timeout_ms < 0 || g < timeout_ms))
+        timeout_ms = g;
     return pms_faults_service(s, now, timeout_ms); /* delayed output (faults.c) */
 }
 

@@ -1,5 +1,6 @@
 /* PMI-2 command handlers. */
 #include "internal.h"
+#include "groups.h"
 #include "mutant.h"
 
 #include <stdlib.h>
@@ -404,6 +405,8 @@ static void do_getjobattr(pms_conn *c, const pmc_msg *m)
         v = PMS_MUTANT(p, "jobattr-universe-word") ? "unknown" : buf;
     } else if (p->on_error == PMS_ERR_REPLY && pmc_slice_eq(k, "hasNameServ")) {
         v = PMS_MUTANT(p, "jobattr-nameserv-false") ? "FALSE" : "TRUE"; /* §9.12 works here */
+    } else if (c->srv->groups && pmc_slice_eq(k, "PMI_ext_groups")) {
+        v = "1"; /* GROUP-2: the profile's version; without it the attribute is unknown */
     } else if (p->on_error == PMS_ERR_REPLY && pmc_slice_eq(k, "isHeterogeneous")) {
         v = "FALSE"; /* every rank runs on this machine */
     } else if (pmc_slice_eq(k, "PMI_dead_processes") &&
@@ -674,6 +677,14 @@ void pms_handle_v2(pms_conn *c, const pmc_msg *m)
     case PMC_V2_KVS_PUTALL: pms_kvs_putall(c, m); break;
     case PMC_V2_KVS_PUTALL_PAIR: pms_kvs_putall_pair(c, m); break;
     case PMC_V2_RING: pms_ring_enter(c, m); break;
+    /* the groups profile (groups.c); dispatch.c sends them to
+     * pms_unknown_command under a persona without it (GROUP-4) */
+    case PMC_V2_GROUP_SUBSCRIBE: pms_groups_subscribe(c->srv->groups, c->job, c->rank, m); break;
+    case PMC_V2_GROUP_CONSTRUCT: pms_groups_construct(c->srv->groups, c->job, c->rank, m); break;
+    case PMC_V2_GROUP_INVITE: pms_groups_invite(c->srv->groups, c->job, c->rank, m); break;
+    case PMC_V2_GROUP_JOIN: pms_groups_join(c->srv->groups, c->job, c->rank, m); break;
+    case PMC_V2_GROUP_DESTRUCT: pms_groups_destruct(c->srv->groups, c->job, c->rank, m); break;
+    case PMC_V2_GROUP_GET: pms_groups_get(c->srv->groups, c->job, c->rank, m); break;
     default: pms_unknown_command(c, m); break;
     }
 }
