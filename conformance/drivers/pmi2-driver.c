@@ -13,6 +13,11 @@
  *   abort          Abort: the process must not wait for an answer
  *   init           Init and Finalize only
  *   limits         the longest key (63 bytes) and value (1023 bytes) PMI-2 allows
+ *   groups         the groups profile (pmi2ext.h, SPEC.md §12; 3 ranks): collective,
+ *                  group-get, bootstrap with an added member, invite (rank 1
+ *                  declines, rank 2 accepts), destruct; without the profile,
+ *                  the calls must fail without a word on the wire
+ *   groups-timeout a bootstrap that waits for one leader too many (timeout 300 ms)
  *
  * Every call prints one line on stdout, flushed at once:
  *   pcf <call> rc=<int> [name=value ...]
@@ -363,6 +368,240 @@ static void script_connect(void)
         say("PMI2_Job_Disconnect", PMI2_Job_Disconnect(jobid), NULL);
 }
 
+/* ---------------------------------------------------------------- groups
+ * The groups profile is this project's extension (pmi2ext.h).  A library
+ * built without that header has none of it: every call is reported absent.
+ * With it, every PMI2X_ call is referenced weakly like the PMI2_ ones. */
+#if defined(__has_include)
+#if __has_include(<pmi2ext.h>) && !PCF_PMI2_MPID_INFO
+#define PCF_GROUPS 1
+#endif
+#endif
+
+#ifdef PCF_GROUPS
+#include <pmi2ext.h>
+#pragma weak PMI2X_Group_supported
+#pragma weak PMI2X_Group_procid
+#pragma weak PMI2X_Group_make_procid
+#pragma weak PMI2X_Group_subscribe
+#pragma weak PMI2X_Group_construct_collective
+#pragma weak PMI2X_Group_construct_bootstrap
+#pragma weak PMI2X_Group_construct_member
+#pragma weak PMI2X_Group_invite
+#pragma weak PMI2X_Group_join
+#pragma weak PMI2X_Group_next_event
+#pragma weak PMI2X_Group_get
+#pragma weak PMI2X_Group_destruct
+#pragma weak PMI2X_Group_result_free
+#pragma weak PMI2X_Group_event_free
+#pragma weak PMI2X_Group_last_reason
+
+static char g_procs[8][PMI2X_MAX_PROCID]; /* every rank's process id (up to 8 ranks) */
+
+static const char *reason_now(void)
+{
+    const char *r = PMI2X_Group_last_reason ? PMI2X_Group_last_reason() : NULL;
+    return r && *r ? r : "-";
+}
+
+/* "ctxid=.. mx=<members hex> ninfo=.. fx=<failed hex> reason=.." of a result */
+static void say_result(const char *call, int rc, const PMI2X_Group_result *res, const char *more)
+{
+    char m[2400] = "", f[2400] = "", mx[4900], fx[4900];
+    size_t j = 0;
+    for (int i = 0; res && i < res->nmembers && j < sizeof m - 300; i++)
+        j += (size_t)snprintf(m + j, sizeof m - j, "%s%s", i ? "," : "", res->members[i]);
+    j = 0;
+    for (int i = 0; res && i < res->nfailed && j < sizeof f - 300; i++)
+        j += (size_t)snprintf(f + j, sizeof f - j, "%s%s", i ? "," : "", res->failed[i]);
+    hex(m, (int)strlen(m), mx, sizeof mx);
+    hex(f, (int)strlen(f), fx, sizeof fx);
+    say(call, rc, "ctxid=%lld mx=%s ninfo=%d fx=%s reason=%s%s%s", res ? res->ctxid : 0LL, mx,
+        res ? res->ninfo : -1, fx, res && res->reason ? res->reason : reason_now(),
+        more ? " " : "", more ? more : "");
+}
+
+static void free_result(PMI2X_Group_result *res)
+{
+    if (res && PMI2X_Group_result_free)
+        PMI2X_Group_result_free(res);
+}
+
+static void group_destruct(const char *call, const char *grp)
+{
+    PMI2X_Group_result *res = NULL;
+    if (LACKS(call, PMI2X_Group_destruct))
+        return;
+    int rc = PMI2X_Group_destruct(grp, 5000, &res);
+    say(call, rc, "reason=%s", res && res->reason ? res->reason : reason_now());
+    free_result(res);
+}
+
+/* The next event of `want` kind within 5 s: 0, or -1 after saying why not. */
+static int group_event(const char *call, PMI2X_Group_event_kind want, PMI2X_Group_event **ev)
+{
+    *ev = NULL;
+    if (LACKS(call, PMI2X_Group_next_event))
+        return -1;
+    int rc = PMI2X_Group_next_event(5000, ev);
+    if (rc != PMI2_SUCCESS || !*ev || (*ev)->kind != want) {
+        say(call, rc == PMI2_SUCCESS ? PMI2_FAIL : rc, "kind=%d event=%s reason=%s",
+            *ev ? (int)(*ev)->kind : -1, *ev && (*ev)->event ? (*ev)->event : "-", reason_now());
+        if (*ev && PMI2X_Group_event_free)
+            PMI2X_Group_event_free(*ev);
+        *ev = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void script_groups(void)
+{
+    int flag = -1, rc;
+    if (LACKS("PMI2X_Group_supported", PMI2X_Group_supported))
+        return;
+    rc = PMI2X_Group_supported(&flag);
+    say("PMI2X_Group_supported", rc, "flag=%d", flag);
+    if (!flag) { /* GROUP-3: refused without a word on the wire */
+        PMI2X_Group_result *res = NULL;
+        if (!LACKS("PMI2X_Group_construct_bootstrap:absent", PMI2X_Group_construct_bootstrap)) {
+            rc = PMI2X_Group_construct_bootstrap("pcf-absent", g_size, NULL, 0, NULL, 0, 1000,
+                                                 &res);
+            say("PMI2X_Group_construct_bootstrap:absent", rc, "reason=%s", reason_now());
+            free_result(res);
+        }
+        return;
+    }
+    char jobid[256] = "";
+    if (PMI2_Job_GetId)
+        PMI2_Job_GetId(jobid, sizeof jobid);
+    int n = g_size < 8 ? g_size : 8;
+    for (int r = 0; r < n && PMI2X_Group_make_procid; r++)
+        PMI2X_Group_make_procid(jobid, r, g_procs[r], sizeof g_procs[r]);
+    char me[PMI2X_MAX_PROCID] = "", mx[2 * PMI2X_MAX_PROCID + 2];
+    if (PMI2X_Group_procid)
+        PMI2X_Group_procid(me, sizeof me);
+    hex(me, (int)strlen(me), mx, sizeof mx);
+    say("PMI2X_Group_procid", strcmp(me, g_procs[g_rank < 8 ? g_rank : 0]) ? PMI2_FAIL : 0,
+        "x=%s", mx);
+
+    /* collective: every rank a leader, the leaders listed in reverse order */
+    const char *leaders[8];
+    for (int r = 0; r < n; r++)
+        leaders[r] = g_procs[n - 1 - r];
+    char k[] = "pcf-ep", v[64];
+    snprintf(v, sizeof v, "endpoint-%d", g_rank);
+    PMI2_keyval_t info[1] = { { .key = k, .val = v } };
+    PMI2X_Group_result *res = NULL;
+    if (!LACKS("PMI2X_Group_construct_collective", PMI2X_Group_construct_collective)) {
+        rc = PMI2X_Group_construct_collective("pcf-coll", leaders, n, NULL, 0, info, 1, 5000,
+                                              &res);
+        say_result("PMI2X_Group_construct_collective", rc, res, NULL);
+        free_result(res);
+        res = NULL;
+    }
+    if (!LACKS("PMI2X_Group_get", PMI2X_Group_get)) {
+        char got[256] = "", gx[520];
+        int found = -1;
+        rc = PMI2X_Group_get("pcf-coll", g_procs[(g_rank + 1) % n], "pcf-ep", got, sizeof got,
+                             &found);
+        hex(got, found == 1 ? (int)strlen(got) : 0, gx, sizeof gx);
+        say("PMI2X_Group_get", rc, "found=%d x=%s", found, gx);
+    }
+    group_destruct("PMI2X_Group_destruct:coll", "pcf-coll");
+
+    /* bootstrap: ranks 0 and 1 lead, rank 0 adds the others */
+    if (g_rank <= 1) {
+        const char *add[8];
+        int nadd = 0;
+        for (int r = 2; g_rank == 0 && r < n; r++)
+            add[nadd++] = g_procs[r];
+        if (!LACKS("PMI2X_Group_construct_bootstrap", PMI2X_Group_construct_bootstrap)) {
+            rc = PMI2X_Group_construct_bootstrap("pcf-boot", n < 2 ? 1 : 2, nadd ? add : NULL,
+                                                 nadd, info, 1, 5000, &res);
+            say_result("PMI2X_Group_construct_bootstrap", rc, res, NULL);
+        }
+    } else if (!LACKS("PMI2X_Group_construct_member", PMI2X_Group_construct_member)) {
+        rc = PMI2X_Group_construct_member("pcf-boot", info, 1, 5000, &res);
+        say_result("PMI2X_Group_construct_member", rc, res, NULL);
+    }
+    free_result(res);
+    res = NULL;
+    group_destruct("PMI2X_Group_destruct:boot", "pcf-boot");
+
+    /* invite: the invitees subscribe before the fence, the leader invites after it */
+    if (g_rank > 0 && !LACKS("PMI2X_Group_subscribe", PMI2X_Group_subscribe))
+        say("PMI2X_Group_subscribe", PMI2X_Group_subscribe(), NULL);
+    fence();
+    PMI2X_Group_event *ev = NULL;
+    if (g_rank == 0 && n > 1) {
+        if (!LACKS("PMI2X_Group_invite", PMI2X_Group_invite)) {
+            rc = PMI2X_Group_invite("pcf-inv", leaders, n - 1, info, 1, 5000, &res);
+            say_result("PMI2X_Group_invite", rc, res, NULL);
+            free_result(res);
+            res = NULL;
+        }
+        if (n > 2 && group_event("PMI2X_Group_next_event:failed", PMI2X_EVENT_INVITE_FAILED,
+                                 &ev) == 0) {
+            char px[2 * PMI2X_MAX_PROCID + 2];
+            hex(ev->proc ? ev->proc : "", ev->proc ? (int)strlen(ev->proc) : 0, px, sizeof px);
+            say("PMI2X_Group_next_event:failed", 0, "x=%s reason=%s", px,
+                ev->reason ? ev->reason : "-");
+            PMI2X_Group_event_free(ev);
+        }
+    } else if (g_rank > 0 && group_event("PMI2X_Group_next_event:invited", PMI2X_EVENT_INVITED,
+                                         &ev) == 0) {
+        char lx[2 * PMI2X_MAX_PROCID + 2];
+        hex(ev->leader ? ev->leader : "", ev->leader ? (int)strlen(ev->leader) : 0, lx,
+            sizeof lx);
+        say("PMI2X_Group_next_event:invited", 0, "x=%s", lx);
+        PMI2X_Group_event_free(ev);
+        bool accept = g_rank != 1; /* rank 1 declines, the others accept */
+        if (!LACKS("PMI2X_Group_join", PMI2X_Group_join))
+            say("PMI2X_Group_join", PMI2X_Group_join("pcf-inv", accept, info, 1),
+                "accept=%d", accept);
+        if (accept && group_event("PMI2X_Group_next_event:complete", PMI2X_EVENT_COMPLETE,
+                                  &ev) == 0) {
+            say_result("PMI2X_Group_next_event:complete", ev->result ? ev->result->rc : -1,
+                       ev->result, NULL);
+            PMI2X_Group_event_free(ev);
+        }
+    }
+    if (g_rank != 1)
+        group_destruct("PMI2X_Group_destruct:inv", "pcf-inv");
+    fence();
+}
+
+/* GROUP-24/30: a construct nobody can complete comes back with the server's
+ * timeout, not never. */
+static void script_groups_timeout(void)
+{
+    int flag = 0;
+    if (LACKS("PMI2X_Group_supported", PMI2X_Group_supported))
+        return;
+    int rc = PMI2X_Group_supported(&flag);
+    say("PMI2X_Group_supported", rc, "flag=%d", flag);
+    if (!flag || LACKS("PMI2X_Group_construct_bootstrap", PMI2X_Group_construct_bootstrap))
+        return;
+    PMI2X_Group_result *res = NULL;
+    long long t0 = now_ms();
+    rc = PMI2X_Group_construct_bootstrap("pcf-late", g_size + 1, NULL, 0, NULL, 0, 300, &res);
+    char ms[32];
+    snprintf(ms, sizeof ms, "ms=%lld", now_ms() - t0);
+    say_result("PMI2X_Group_construct_bootstrap:timeout", rc, res, ms);
+    free_result(res);
+}
+#else
+static void script_groups(void)
+{
+    LACKS("PMI2X_Group_supported", NULL);
+}
+static void script_groups_timeout(void)
+{
+    LACKS("PMI2X_Group_supported", NULL);
+}
+#endif
+
 static void script_limits(void)
 {
     char key[64], val[1024];
@@ -381,7 +620,8 @@ int main(int argc, char **argv)
     const char *script = getenv("PCF_DRIVER_SCRIPT");
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         printf("usage: pmi2-driver [SCRIPT]   (or PCF_DRIVER_SCRIPT=SCRIPT)\n"
-               "scripts: all basic nodeattr-wait threads spawn connect abort init limits\n"
+               "scripts: all basic nodeattr-wait threads spawn connect abort init limits groups\n"
+               "         groups-timeout\n"
                "Run under a PMI-2 process manager; prints one 'pcf' line per call.\n"
                "exit status: 0 the script ran to its end, 2 usage.\n");
         return 0;
@@ -413,6 +653,10 @@ int main(int argc, char **argv)
         script_connect();
     else if (strcmp(script, "limits") == 0)
         script_limits();
+    else if (strcmp(script, "groups") == 0)
+        script_groups();
+    else if (strcmp(script, "groups-timeout") == 0)
+        script_groups_timeout();
     else if (strcmp(script, "abort") == 0) {
         if (!LACKS("PMI2_Abort", PMI2_Abort)) {
             PMI2_Abort(1, "pcf abort");
