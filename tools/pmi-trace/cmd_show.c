@@ -1,5 +1,6 @@
 /* pmi-trace show: a trace's events, each data event followed by the
  * messages its bytes completed (decoded by the codec, per stream). */
+#include "groups.h"
 #include "tool.h"
 
 #include <stdlib.h>
@@ -54,7 +55,20 @@ typedef struct sstream {
     bool dead;
 } sstream;
 
-static void drain(sstream *s)
+/* What a group- message means (SPEC.md §12): "~" lines after it. */
+static void print_group(const gt_msg *g)
+{
+    if (g->kind == GT_NONE)
+        return;
+    printf("      %s~ %s%s%s%s\n", g->kind == GT_EVENT ? C_NOTE : C_DIM, g->text, g->clause ? "  [" : "",
+           g->clause ? g->clause : "", g->clause ? "]" : "");
+    fputs(C_OFF, stdout);
+    if (g->problem[0])
+        printf("      %s~ ! %s%s\n", C_ERR, g->problem, C_OFF);
+}
+
+/* seq numbers the decoded messages for the group tracker */
+static void drain(sstream *s, gt_tracker *gt, size_t *seq, double secs)
 {
     pmc_msg m;
     pmc_error err;
@@ -71,6 +85,9 @@ static void drain(sstream *s)
             putchar('\n');
             m.notes = notes;
             print_validation(&m, s->side);
+            gt_msg g;
+            if (gt_msg_read(gt, s->conn, s->side, &m, (*seq)++, secs, &g) == 0)
+                print_group(&g);
         } else if (rc == PMC_ERR) {
             pmc_error_format(&err, eb, sizeof eb);
             const char *cl = clause_of_code(err.code);
@@ -93,6 +110,23 @@ static void finish(sstream *s)
         printf("      %s! %s (%s %s)  [CONN-2]%s\n", C_ERR, eb, s->conn, pmt_dir_name(s->side), C_OFF);
     }
     s->dead = true;
+}
+
+/* After the events: every group construction and the group requests that
+ * were never answered, as comments. */
+static void print_groups(const gt_tracker *gt)
+{
+    char buf[2048];
+    bool any = gt_ncons(gt) > 0 || gt_unanswered(gt, 0, buf, sizeof buf);
+    if (!any)
+        return;
+    printf("# groups (SPEC.md §12):\n");
+    for (size_t i = 0; i < gt_ncons(gt); i++) {
+        gt_cons_text(gt_cons_get(gt, i), buf, sizeof buf);
+        printf("#   group %s\n", buf);
+    }
+    for (size_t i = 0; gt_unanswered(gt, i, buf, sizeof buf); i++)
+        printf("#   %snever answered: %s%s\n", C_ERR, buf, C_OFF);
 }
 
 int cmd_show(int argc, char **argv)
@@ -167,9 +201,12 @@ int cmd_show(int argc, char **argv)
     pmt_write(stdout, &h, NULL, NULL);
 
     sstream *ss = calloc(2 * t.nevents + 1, sizeof *ss);
-    size_t ns = 0;
+    size_t ns = 0, seq = 0;
     int status = EXIT_OK;
-    if (!ss) {
+    gt_tracker *gt = gt_new();
+    if (!ss || !gt) {
+        free(ss);
+        gt_free(gt);
         pmt_trace_free(&t);
         return EXIT_USAGE;
     }
@@ -207,13 +244,15 @@ int cmd_show(int argc, char **argv)
             status = EXIT_USAGE;
             break;
         }
-        drain(s);
+        drain(s, gt, &seq, (double)ev->usec / 1e6);
     }
     for (size_t k = 0; k < ns; k++) {
         finish(&ss[k]);
         pmc_decoder_free(ss[k].d);
     }
     free(ss);
+    print_groups(gt);
+    gt_free(gt);
     pmt_trace_free(&t);
     fflush(stdout);
     return status;
