@@ -138,9 +138,13 @@ int cmd_show(int argc, char **argv)
                  "  Prints the trace's headers and events; after each data event, the\n"
                  "  messages (=), decoder errors (!) and validation findings (?) its bytes\n"
                  "  completed, each with the SPEC.md clause it concerns.  Colours on a terminal.\n"
+                 "  Group messages (SPEC.md section 12) get a ~ line: what they do, the request\n"
+                 "  a response answers (by thrid), group-event frames as server-initiated;\n"
+                 "  every group construction is summed up at the end.\n"
                  "  --svg FILE   write a sequence diagram (ranks, server in the middle, fences\n"
-                 "               and barriers as bands) instead; --html FILE: the diagram and\n"
-                 "               the decoded message list in one page\n"
+                 "               and barriers as bands, group constructions as bands with\n"
+                 "               roles, ctxid and failures) instead; --html FILE: the diagram\n"
+                 "               and the decoded message list in one page\n"
                  "exit status: 0 ok, 2 usage, I/O or trace syntax error");
             return EXIT_OK;
         }
