@@ -217,6 +217,9 @@ int main(int argc, char **argv)
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
+    /* hidden: a process spawned by the pmi2/group cases (a rank of another job) */
+    if (argc > 1 && strcmp(argv[1], "--group-helper") == 0)
+        return pcf_group_helper_main(argc - 1, argv + 1);
     pcf_opts o = { .repeat = 1, .timeout_ms = 10000, .pmi = 2, .np = 4, .argv0 = argv[0] };
     const char *mode = NULL;
     int ch;

@@ -1,0 +1,721 @@
+/* pmi2/group (SPEC.md §12): discovery and the construct methods that need
+ * no events: collective and bootstrap, added members, groups at once,
+ * canonical order, contributed information (in the result, through
+ * group-get), destruct and reuse of a name, thrid, the minimum limits.
+ * Every case reads PMI_ext_groups first and, without the profile, is
+ * UNSUPPORTED with no group- command sent (GROUP-3).  The invite method
+ * is in pmi2_group_invite.c, refusals and time in pmi2_group_fail.c,
+ * groups with a spawned job in pmi2_group_job.c. */
+#include "pmi2_group.h"
+
+/* GROUP-2: PMI_ext_groups=1, and a server that says so serves group-subscribe. */
+static void run_discovery(pcf_ctx *c)
+{
+    p2r r;
+    if (p2_jobattr(c, "PMI_ext_groups", &r))
+        return;
+    if (p2_hit(&r) && !p2_value_is(&r, "1", 1)) {
+        pcf_observe(c, "other-version", "PMI_ext_groups: %s (this suite knows version 1)", r.show);
+        return;
+    }
+    if (!p2_hit(&r)) {
+        pcf_observe(c, "unsupported", "PMI_ext_groups: %s; no group- command sent (GROUP-3)",
+                    r.show);
+        return;
+    }
+    gx x;
+    memset(&x, 0, sizeof x);
+    x.c = c;
+    x.s = pcf_session(c);
+    x.deadline = pcf_deadline(c);
+    snprintf(x.tag, sizeof x.tag, "%s", pcf_tag(c));
+    if (g_subscribe(&x) == 0)
+        g_done(&x, "PMI_ext_groups=1 and group-subscribe answered rc=0");
+    g_free(&x);
+}
+
+/* Every rank's contribution in the collective cases. */
+static void my_ep(const gx *x, char *buf, size_t n)
+{
+    snprintf(buf, n, "tcp://r%d;port=%d", x->rank, 1000 + x->rank);
+}
+
+/* GROUP-14: every rank a leader, each naming the leaders in its own order. */
+static void run_collective(pcf_ctx *c)
+{
+    gx x;
+    if (g_begin(c, &x))
+        return;
+    char grp[96], leaders[G_LIST], canon[G_LIST], ep[64], id[G_ID];
+    g_name(&x, "coll", grp, sizeof grp);
+    size_t o = 0;
+    for (int k = 0; k < x.size; k++) { /* rotated: rank r lists r, r+1, ... */
+        g_id(&x, (x.rank + k) % x.size, id, sizeof id);
+        o += (size_t)snprintf(leaders + o, sizeof leaders - o, "%s%s", k ? "," : "", id);
+    }
+    g_ranks(&x, canon, sizeof canon, g_all(&x));
+    my_ep(&x, ep, sizeof ep);
+    const char *ik[] = { "ep" }, *iv[] = { ep };
+    gcons q = { .grp = grp, .method = "collective", .leaders = leaders, .ninfo = 1, .ik = ik,
+                .iv = iv };
+    ginfo want[32];
+    char ids[32][G_ID], eps[32][64];
+    int n = x.size < 32 ? x.size : 32;
+    for (int r = 0; r < n; r++) {
+        g_id(&x, r, ids[r], sizeof ids[r]);
+        snprintf(eps[r], sizeof eps[r], "tcp://r%d;port=%d", r, 1000 + r);
+        want[r] = (ginfo){ ids[r], "ep", eps[r] };
+    }
+    g_sort_info(want, n);
+    gm *res = NULL;
+    unsigned long long cx = 0;
+    char cxs[32];
+    if (g_construct(&x, &q, &res) || g_result(&x, res, "group-construct", canon, want, n, &cx))
+        goto out;
+    snprintf(cxs, sizeof cxs, "%llu", cx);
+    if (g_same(&x, 1, g_all(&x), "ctxid", cxs) || g_destruct_ok(&x, grp))
+        goto out;
+    g_done(&x, "%d leaders: ctxid=%s, members=%s, every contribution", x.size, cxs, canon);
+out:
+    gm_free(res);
+    g_free(&x);
+}
+
+/* GROUP-13: bootstrap, nleaders = every rank; the last rank arrives only
+ * after the others have checked that nothing was answered yet. */
+static void run_bootstrap(pcf_ctx *c)
+{
+    gx x;
+    if (g_begin(c, &x))
+        return;
+    char grp[96], canon[G_LIST], nl[16], t[64], val[32];
+    g_name(&x, "boot", grp, sizeof grp);
+    g_ranks(&x, canon, sizeof canon, g_all(&x));
+    snprintf(nl, sizeof nl, "%d", x.size);
+    snprintf(val, sizeof val, "boot-%d", x.rank);
+    const char *ik[] = { "b" }, *iv[] = { val };
+    gcons q = { .grp = grp, .method = "bootstrap", .nleaders = nl, .ninfo = 1, .ik = ik, .iv = iv };
+    int last = x.size - 1;
+    unsigned early = g_all(&x) & ~(1u << last);
+    gm *res = NULL;
+    if (x.rank != last && g_construct_send(&x, &q, t))
+        goto out;
+    if (g_step(&x, 1, early)) /* every early leader's construct has been read */
+        goto out;
+    if (x.rank != last &&
+        g_nothing_yet(&x, "group-construct-response", "the last of nleaders leaders arrived"))
+        goto out;
+    if (g_step(&x, 2, early))
+        goto out;
+    if (x.rank == last && g_construct_send(&x, &q, t))
+        goto out;
+    if (g_wait(&x, "group-construct-response", t, &res))
+        goto out;
+    ginfo want[32];
+    char ids[32][G_ID], vals[32][32];
+    int n = x.size < 32 ? x.size : 32;
+    for (int r = 0; r < n; r++) {
+        g_id(&x, r, ids[r], sizeof ids[r]);
+        snprintf(vals[r], sizeof vals[r], "boot-%d", r);
+        want[r] = (ginfo){ ids[r], "b", vals[r] };
+    }
+    g_sort_info(want, n);
+    unsigned long long cx;
+    char cxs[32];
+    if (g_result(&x, res, "bootstrap group-construct", canon, want, n, &cx))
+        goto out;
+    snprintf(cxs, sizeof cxs, "%llu", cx);
+    if (g_same(&x, 3, g_all(&x), "ctxid", cxs) || g_destruct_ok(&x, grp))
+        goto out;
+    g_done(&x, "nleaders=%d: answered only after the last leader, ctxid=%s", x.size, cxs);
+out:
+    gm_free(res);
+    g_free(&x);
+}
+
+/* GROUP-12: leaders 0 and 1 (collective), rank 0 adds the other ranks as
+ * members; the members send method=member with neither leaders nor
+ * nleaders, after the leaders checked that nothing completed without them. */
+static void run_add_members(pcf_ctx *c)
+{
+    gx x;
+    if (g_begin(c, &x))
+        return;
+    char grp[96], leaders[G_LIST], members[G_LIST], canon[G_LIST], t[64], val[32];
+    g_name(&x, "add", grp, sizeof grp);
+    unsigned lead = 3u, mem = g_all(&x) & ~3u;
+    g_ranks(&x, leaders, sizeof leaders, lead);
+    g_ranks(&x, members, sizeof members, mem);
+    g_ranks(&x, canon, sizeof canon, g_all(&x));
+    snprintf(val, sizeof val, "%s-%d", g_in(&x, lead) ? "leader" : "member", x.rank);
+    const char *ik[] = { "role" }, *iv[] = { val };
+    gcons q = { .grp = grp, .ninfo = 1, .ik = ik, .iv = iv };
+    if (g_in(&x, lead)) {
+        q.method = "collective";
+        q.leaders = leaders;
+        q.members = x.rank == 0 ? members : NULL;
+    } else
+        q.method = "member";
+    gm *res = NULL;
+    if (g_in(&x, lead) && g_construct_send(&x, &q, t))
+        goto out;
+    if (g_step(&x, 1, lead))
+        goto out;
+    if (g_in(&x, lead) &&
+        g_nothing_yet(&x, "group-construct-response", "the added members arrived"))
+        goto out;
+    if (g_step(&x, 2, lead))
+        goto out;
+    if (!g_in(&x, lead) && g_construct_send(&x, &q, t))
+        goto out;
+    if (g_wait(&x, "group-construct-response", t, &res))
+        goto out;
+    ginfo want[32];
+    char ids[32][G_ID], vals[32][32];
+    int n = x.size < 32 ? x.size : 32;
+    for (int r = 0; r < n; r++) {
+        g_id(&x, r, ids[r], sizeof ids[r]);
+        snprintf(vals[r], sizeof vals[r], "%s-%d", r < 2 ? "leader" : "member", r);
+        want[r] = (ginfo){ ids[r], "role", vals[r] };
+    }
+    g_sort_info(want, n);
+    unsigned long long cx;
+    char cxs[32];
+    if (g_result(&x, res, "group-construct", canon, want, n, &cx))
+        goto out;
+    snprintf(cxs, sizeof cxs, "%llu", cx);
+    if (g_same(&x, 3, g_all(&x), "ctxid", cxs) || g_destruct_ok(&x, grp))
+        goto out;
+    g_done(&x, "leaders %s with added members %s: members=%s", leaders, members, canon);
+out:
+    gm_free(res);
+    g_free(&x);
+}
+
+/* GROUP-15: two groups of the same processes built at once (a collective
+ * and a bootstrap one, both requests outstanding together) get two
+ * different context ids, each the same for every member. */
+static void run_concurrent(pcf_ctx *c)
+{
+    gx x;
+    if (g_begin(c, &x))
+        return;
+    char ga[96], gb[96], canon[G_LIST], nl[16], ta[64], tb[64];
+    g_name(&x, "cca", ga, sizeof ga);
+    g_name(&x, "ccb", gb, sizeof gb);
+    g_ranks(&x, canon, sizeof canon, g_all(&x));
+    snprintf(nl, sizeof nl, "%d", x.size);
+    gcons qa = { .grp = ga, .method = "collective", .leaders = canon };
+    gcons qb = { .grp = gb, .method = "bootstrap", .nleaders = nl };
+    gm *ra = NULL, *rb = NULL;
+    /* half the ranks send b first: the server sees both orders */
+    if ((x.rank & 1) ? g_construct_send(&x, &qb, tb) || g_construct_send(&x, &qa, ta)
+                     : g_construct_send(&x, &qa, ta) || g_construct_send(&x, &qb, tb))
+        goto out;
+    if (g_wait(&x, "group-construct-response", ta, &ra) ||
+        g_wait(&x, "group-construct-response", tb, &rb))
+        goto out;
+    unsigned long long ca, cb;
+    if (g_result(&x, ra, ga, canon, NULL, 0, &ca) || g_result(&x, rb, gb, canon, NULL, 0, &cb))
+        goto out;
+    if (ca == cb) {
+        g_fail(&x, "same-ctxid", "two groups completed at once share ctxid %llu", ca);
+        goto out;
+    }
+    char both[64];
+    snprintf(both, sizeof both, "%llu/%llu", ca, cb);
+    if (g_same(&x, 1, g_all(&x), "ctxids", both) || g_destruct_ok(&x, ga) ||
+        g_destruct_ok(&x, gb))
+        goto out;
+    g_done(&x, "two groups at once: ctxid %llu and %llu", ca, cb);
+out:
+    gm_free(ra);
+    gm_free(rb);
+    g_free(&x);
+}
+
+/* GROUP-7 (and GROUP-22's order): every rank lists the leaders backwards,
+ * the ranks arrive last rank first, each contributes "z" then "a".  The
+ * result lists the members sorted, and the contributions by contributor
+ * in that order, each one's pairs as sent. */
+static void run_canonical(pcf_ctx *c)
+{
+    gx x;
+    if (g_begin(c, &x))
+        return;
+    char grp[96], leaders[G_LIST], canon[G_LIST], id[G_ID], z[32], a[32], t[64];
+    g_name(&x, "order", grp, sizeof grp);
+    size_t o = 0;
+    for (int r = x.size - 1; r >= 0; r--) {
+        g_id(&x, r, id, sizeof id);
+        o += (size_t)snprintf(leaders + o, sizeof leaders - o, "%s%s", o ? "," : "", id);
+    }
+    g_ranks(&x, canon, sizeof canon, g_all(&x));
+    snprintf(z, sizeof z, "z%d", x.rank);
+    snprintf(a, sizeof a, "a%d", x.rank);
+    const char *ik[] = { "zkey", "akey" }, *iv[] = { z, a };
+    gcons q = { .grp = grp, .method = "collective", .leaders = leaders, .ninfo = 2, .ik = ik,
+                .iv = iv };
+    gm *res = NULL;
+    for (int k = x.size - 1; k >= 0; k--) { /* arrival: last rank first */
+        if (x.rank == k && g_construct_send(&x, &q, t))
+            goto out;
+        if (k && g_step(&x, 10 + k, 1u << k))
+            goto out;
+    }
+    if (g_wait(&x, "group-construct-response", t, &res))
+        goto out;
+    ginfo want[64];
+    char ids[32][G_ID], zs[32][32], as[32][32];
+    int n = x.size < 32 ? x.size : 32;
+    for (int r = 0; r < n; r++) {
+        g_id(&x, r, ids[r], sizeof ids[r]);
+        snprintf(zs[r], sizeof zs[r], "z%d", r);
+        snprintf(as[r], sizeof as[r], "a%d", r);
+        want[2 * r] = (ginfo){ ids[r], "zkey", zs[r] };
+        want[2 * r + 1] = (ginfo){ ids[r], "akey", as[r] };
+    }
+    g_sort_info(want, 2 * n);
+    if (g_result(&x, res, "group-construct", canon, want, 2 * n, NULL) || g_destruct_ok(&x, grp))
+        goto out;
+    g_done(&x, "leaders=%s sent, arrivals backwards: members=%s, contributions in order", leaders,
+           canon);
+out:
+    gm_free(res);
+    g_free(&x);
+}
+
+/* GROUP-22: values that need escaping or are empty, several pairs per
+ * contributor, from a leader and an added member, carried byte for byte. */
+static const char *const odd_vals[] = { "a;b;;c;", "x=y,z:w", "sp ace\ttab", "", "==;" };
+
+static void run_info(pcf_ctx *c)
+{
+    gx x;
+    if (g_begin(c, &x))
+        return;
+    x.funnel = "deviates"; /* GROUP-22 reads as MAY */
+    if (x.rank > 1) {
+        G_IDLE(&x);
+        g_free(&x);
+        return;
+    }
+    char grp[96], me0[G_ID], me1[G_ID], canon[G_LIST];
+    g_name(&x, "info", grp, sizeof grp);
+    g_id(&x, 0, me0, sizeof me0);
+    g_id(&x, 1, me1, sizeof me1);
+    g_ranks(&x, canon, sizeof canon, 3u);
+    const char *ik0[] = { "k0", "k1", "k2", "k3", "k4" };
+    const char *ik1[] = { "m0", "m1", "m2" };
+    const char *iv1[] = { "member;1", "", "last=one" };
+    gcons q = x.rank == 0
+                  ? (gcons){ .grp = grp, .method = "collective", .leaders = me0, .members = me1,
+                             .ninfo = 5, .ik = ik0, .iv = odd_vals }
+                  : (gcons){ .grp = grp, .method = "member", .ninfo = 3, .ik = ik1, .iv = iv1 };
+    gm *res = NULL;
+    if (g_construct(&x, &q, &res))
+        goto out;
+    ginfo want[8];
+    int n = 0;
+    for (int i = 0; i < 5; i++)
+        want[n++] = (ginfo){ me0, ik0[i], odd_vals[i] };
+    for (int i = 0; i < 3; i++)
+        want[n++] = (ginfo){ me1, ik1[i], iv1[i] };
+    g_sort_info(want, n);
+    if (g_result(&x, res, "group-construct", canon, want, n, NULL) || g_destruct_ok(&x, grp))
+        goto out;
+    g_done(&x, "8 pairs (';', '=', empty values) carried byte for byte to both members");
+out:
+    gm_free(res);
+    g_free(&x);
+}
+
+/* GROUP-23: group-get of another member's contribution (found), of a key
+ * nobody contributed (found=FALSE), and from a process outside the group
+ * (reason=unknown). */
+static void run_get(pcf_ctx *c)
+{
+    gx x;
+    if (g_begin(c, &x))
+        return;
+    x.funnel = "deviates"; /* GROUP-23 reads as MAY */
+    char grp[96], pair[G_LIST], other[G_ID], val[64];
+    g_name(&x, "get", grp, sizeof grp);
+    g_ranks(&x, pair, sizeof pair, 3u);
+    g_id(&x, x.rank == 0 ? 1 : 0, other, sizeof other);
+    snprintf(val, sizeof val, "value;of;%d", x.rank);
+    const char *ik[] = { "gkey" }, *iv[] = { val };
+    gcons q = { .grp = grp, .method = "collective", .leaders = pair, .ninfo = 1, .ik = ik,
+                .iv = iv };
+    gm *res = NULL, *g = NULL;
+    bool member = x.rank < 2;
+    if (member && g_construct(&x, &q, &res))
+        goto out;
+    if (g_step(&x, 1, 3u)) /* the group exists */
+        goto out;
+    if (member) {
+        char want[64];
+        snprintf(want, sizeof want, "value;of;%d", x.rank == 0 ? 1 : 0);
+        if (!gm_ok(res)) {
+            g_fail(&x, "failed", "group-construct: %s", res->show);
+            goto out;
+        }
+        if (g_get(&x, grp, other, "gkey", &g))
+            goto out;
+        if (!gm_ok(g) || !gm_is(g, "found", "TRUE") || !gm_is(g, "value", want)) {
+            g_fail(&x, "wrong-get", "group-get of %s's gkey: expected rc=0;found=TRUE;value=%s, "
+                                    "got %s", other, want, g->show);
+            goto out;
+        }
+        gm_free(g);
+        g = NULL;
+        if (g_get(&x, grp, other, "pcf-nobody-put-this", &g))
+            goto out;
+        if (!gm_ok(g) || !gm_is(g, "found", "FALSE")) {
+            g_fail(&x, "wrong-get", "group-get of a key nobody contributed: expected "
+                                    "rc=0;found=FALSE, got %s", g->show);
+            goto out;
+        }
+    } else if (x.rank == 2) {
+        if (g_get(&x, grp, other, "gkey", &g) ||
+            g_failure(&x, g, "group-get by a process outside the group", 1, "unknown", NULL))
+            goto out;
+    }
+    if (g_step(&x, 2, 3u) || (member && g_destruct_ok(&x, grp)))
+        goto out;
+    g_done(&x, member ? "found, not found" : "outside the group: reason=unknown");
+out:
+    gm_free(res);
+    gm_free(g);
+    g_free(&x);
+}
+
+/* GROUP-27 and GROUP-15: destruct is collective; afterwards the group is
+ * gone (group-get reason=unknown), its name can be built again and the new
+ * group gets a new ctxid.  A process outside it is refused (unknown). */
+static void run_destruct(pcf_ctx *c)
+{
+    gx x;
+    if (g_begin(c, &x))
+        return;
+    char grp[96], pair[G_LIST], t[64], t2[64], other[G_ID];
+    g_name(&x, "reuse", grp, sizeof grp);
+    g_ranks(&x, pair, sizeof pair, 3u);
+    g_id(&x, x.rank == 0 ? 1 : 0, other, sizeof other);
+    gcons q = { .grp = grp, .method = "collective", .leaders = pair };
+    gm *res = NULL, *d = NULL, *g = NULL;
+    bool member = x.rank < 2;
+    unsigned long long c1 = 0, c2 = 0;
+    if (member && (g_construct(&x, &q, &res) ||
+                   g_result(&x, res, "first construct", pair, NULL, 0, &c1)))
+        goto out;
+    if (g_step(&x, 1, 3u))
+        goto out;
+    if (x.rank == 2) { /* not a member */
+        if (g_destruct(&x, grp, &d) ||
+            g_failure(&x, d, "group-destruct by a process outside the group", 1, "unknown", NULL))
+            goto out;
+        gm_free(d);
+        d = NULL;
+    }
+    if (g_step(&x, 2, 4u))
+        goto out;
+    if (member) {
+        /* rank 1 destructs only after rank 0's destruct has been read: it
+         * must wait for rank 1 (GROUP-27), not be answered alone */
+        if (x.rank == 0 && g_destruct_send(&x, grp, NULL, t))
+            goto out;
+    }
+    if (g_step(&x, 3, 1u))
+        goto out;
+    if (x.rank == 0 && g_nothing_yet(&x, "group-destruct-response", "every member destructed"))
+        goto out;
+    if (g_step(&x, 4, 1u))
+        goto out;
+    if (x.rank == 1 && g_destruct_send(&x, grp, NULL, t))
+        goto out;
+    if (member) {
+        if (g_wait(&x, "group-destruct-response", t, &d))
+            goto out;
+        if (!gm_ok(d)) {
+            g_fail(&x, "destruct-failed", "group-destruct: %s", d->show);
+            goto out;
+        }
+        if (g_get(&x, grp, other, "k", &g) ||
+            g_failure(&x, g, "group-get after the destruct", 1, "unknown", NULL))
+            goto out;
+    }
+    if (g_step(&x, 5, 3u)) /* both destructs answered: the name is free */
+        goto out;
+    if (member) {
+        gm_free(res);
+        res = NULL;
+        if (g_construct_send(&x, &q, t2) || g_wait(&x, "group-construct-response", t2, &res))
+            goto out;
+        if (!gm_ok(res)) {
+            g_fail(&x, "not-reusable", "a construct of a destructed group's name: %s", res->show);
+            goto out;
+        }
+        if (g_ctxid(res, &c2)) {
+            g_fail(&x, "bad-ctxid", "second construct: %s", res->show);
+            goto out;
+        }
+        if (c2 == c1) {
+            g_fail(&x, "ctxid-reused", "the name's new group got the destructed group's ctxid %llu",
+                   c1);
+            goto out;
+        }
+        if (g_destruct_ok(&x, grp))
+            goto out;
+    }
+    if (member)
+        g_done(&x, "destructed (ctxid %llu), gone, built again with ctxid %llu", c1, c2);
+    else
+        g_done(&x, "rank %d: %s", x.rank, x.rank == 2 ? "destruct refused: unknown" : "no part");
+out:
+    gm_free(res);
+    gm_free(d);
+    gm_free(g);
+    g_free(&x);
+}
+
+/* GROUP-11: every group- response echoes thrid, error answers included. */
+static int thrid_back(gx *x, const gm *r, const char *what)
+{
+    char t[64];
+    g_last_thrid(x, t, sizeof t);
+    if (!r->has_thrid || strcmp(r->thrid, t) != 0)
+        return g_fail(x, r->has_thrid ? "altered" : "thrid-missing",
+                      "%s sent with thrid=%s: %s", what, t, r->show);
+    return 0;
+}
+
+static void run_thrid(pcf_ctx *c)
+{
+    gx x;
+    if (g_begin(c, &x))
+        return;
+    if (x.rank != 0) {
+        G_IDLE(&x);
+        g_free(&x);
+        return;
+    }
+    char grp[96];
+    g_name(&x, "thrid", grp, sizeof grp);
+    gm *r = NULL;
+    pmc_enc e;
+    char t[64];
+    g_thrid(&x, t, sizeof t);
+    pmc_enc_begin(&e, PMC_WIRE_V2, "group-subscribe");
+    pmc_enc_str(&e, "thrid", t);
+    if (g_call(&x, &e, "group-subscribe-response", t, &r) || thrid_back(&x, r, "group-subscribe"))
+        goto out;
+    gm_free(r);
+    r = NULL;
+    gcons q = { .grp = grp, .method = "collective", .leaders = x.me };
+    if (g_construct(&x, &q, &r) || thrid_back(&x, r, "group-construct"))
+        goto out;
+    gm_free(r);
+    r = NULL;
+    if (g_construct(&x, &q, &r) || thrid_back(&x, r, "group-construct (exists)"))
+        goto out;
+    gm_free(r);
+    r = NULL;
+    if (g_get(&x, grp, x.me, "none", &r) || thrid_back(&x, r, "group-get"))
+        goto out;
+    gm_free(r);
+    r = NULL;
+    if (g_join(&x, grp, true, 0, NULL, NULL, &r) || thrid_back(&x, r, "group-join (unknown)"))
+        goto out;
+    gm_free(r);
+    r = NULL;
+    gcons bad = { .grp = grp, .method = "pcf-no-such-method", .leaders = x.me };
+    char grp2[96];
+    g_name(&x, "thrid2", grp2, sizeof grp2);
+    bad.grp = grp2;
+    if (g_construct(&x, &bad, &r) || thrid_back(&x, r, "group-construct (invalid)"))
+        goto out;
+    gm_free(r);
+    r = NULL;
+    if (g_destruct(&x, grp, &r) || thrid_back(&x, r, "group-destruct"))
+        goto out;
+    g_done(&x, "subscribe, construct (rc=0 and exists), get, join, invalid construct and "
+               "destruct echo thrid");
+out:
+    gm_free(r);
+    g_free(&x);
+}
+
+/* GROUP-28: a 64-byte name, 16 pairs of 64-byte keys and 1024-byte
+ * values, 64 groups at once: accepted, and the pairs carried intact. */
+static void run_limits(pcf_ctx *c)
+{
+    gx x;
+    if (g_begin(c, &x))
+        return;
+    if (x.rank != 0) {
+        G_IDLE(&x);
+        g_free(&x);
+        return;
+    }
+    enum { NP = 16, NG = 64 };
+    char grp[80], keys[NP][72], *vals[NP];
+    const char *ik[NP], *iv[NP];
+    gm *r = NULL;
+    memset(vals, 0, sizeof vals);
+    snprintf(grp, sizeof grp, "pcf-%s-lim:", x.tag);
+    for (size_t i = strlen(grp); i < 64; i++)
+        grp[i] = "abcdefghij._-:0123"[i % 18];
+    grp[64] = 0;
+    for (int i = 0; i < NP; i++) {
+        snprintf(keys[i], sizeof keys[i], "k%02d", i);
+        for (size_t j = strlen(keys[i]); j < 64; j++)
+            keys[i][j] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ_-0123456789"[(j + (size_t)i) % 38];
+        keys[i][64] = 0;
+        vals[i] = malloc(1025);
+        if (!vals[i]) {
+            g_fail(&x, "harness-error", "out of memory");
+            goto out;
+        }
+        for (int j = 0; j < 1024; j++)
+            vals[i][j] = (char)(0x21 + (j * 7 + i * 13) % 94); /* every printable byte, ';' too */
+        vals[i][1024] = 0;
+        ik[i] = keys[i];
+        iv[i] = vals[i];
+    }
+    gcons q = { .grp = grp, .method = "collective", .leaders = x.me, .ninfo = NP, .ik = ik,
+                .iv = iv };
+    ginfo want[NP];
+    for (int i = 0; i < NP; i++)
+        want[i] = (ginfo){ x.me, ik[i], iv[i] };
+    if (g_construct(&x, &q, &r))
+        goto out;
+    if (gm_is(r, "reason", "limit")) {
+        g_fail(&x, "below-limit", "a 64-byte name with 16 pairs of 64/1024 bytes: %.300s", r->show);
+        goto out;
+    }
+    if (g_result(&x, r, "64-byte name, 16 pairs", x.me, want, NP, NULL) || g_destruct_ok(&x, grp))
+        goto out;
+    /* 64 groups at once */
+    char names[NG][96];
+    int built = 0;
+    for (int i = 0; i < NG; i++) {
+        gm_free(r);
+        r = NULL;
+        snprintf(names[i], sizeof names[i], "pcf-%s-many%d", x.tag, i);
+        gcons one = { .grp = names[i], .method = "collective", .leaders = x.me };
+        if (g_construct(&x, &one, &r))
+            break;
+        if (!gm_ok(r)) {
+            g_fail(&x, gm_is(r, "reason", "limit") ? "below-limit" : "failed",
+                   "group %d of 64 existing at once: %s", i + 1, r->show);
+            break;
+        }
+        built++;
+    }
+    bool all = built == NG;
+    for (int i = 0; i < built; i++)
+        if (g_destruct_ok(&x, names[i]))
+            all = false;
+    if (all)
+        g_done(&x, "a 64-byte name, 16 pairs of 64-byte keys and 1024-byte values, 64 groups");
+out:
+    gm_free(r);
+    for (int i = 0; i < NP; i++)
+        free(vals[i]);
+    g_free(&x);
+}
+
+static const pcf_case cases[] = {
+    { .id = "pmi2/group/discovery",
+      .desc = "PMI_ext_groups is found=TRUE with value 1, and group-subscribe is then served",
+      .clause = "GROUP-2",
+      .expected = "info-getjobattr-response;found=TRUE;value=1; group-subscribe-response;rc=0;",
+      .flags = PCF_V2, .run = run_discovery,
+      .outcomes = { G_OUTCOMES,
+                    { "other-version", PCF_INFO, NULL, "a version of the profile other than 1" },
+                    { "subscribe-refused", PCF_DEVIATES, "GROUP-8", "group-subscribe refused" },
+                    { "wrong-response", PCF_DEVIATES, "GROUP-4", "group-subscribe answered as an unknown command" } } },
+    { .id = "pmi2/group/collective",
+      .desc = "every rank a collective leader (leaders in its own order, one pair each): one result for all",
+      .clause = "GROUP-14",
+      .expected = "rc=0, one ctxid for all, members in canonical order, every contribution; destruct rc=0",
+      .flags = PCF_V2, .min_ranks = 2, .run = run_collective,
+      .outcomes = { G_OUTCOMES,
+                    { "differs", PCF_DEVIATES, NULL, "the ranks got different results" },
+                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+    { .id = "pmi2/group/bootstrap",
+      .desc = "bootstrap with nleaders = every rank: nothing is answered before the last leader arrives",
+      .clause = "GROUP-13",
+      .expected = "no answer while a leader is missing; then rc=0, the same result for all",
+      .flags = PCF_V2, .min_ranks = 2, .run = run_bootstrap,
+      .outcomes = { G_OUTCOMES,
+                    { "early", PCF_DEVIATES, NULL, "answered before every leader arrived" },
+                    { "differs", PCF_DEVIATES, "GROUP-14", "the ranks got different results" },
+                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+    { .id = "pmi2/group/add-members",
+      .desc = "two collective leaders, one of them adds the other ranks, which send method=member",
+      .clause = "GROUP-12",
+      .expected = "no answer before the members arrive; then rc=0 with leaders and members for all",
+      .flags = PCF_V2, .min_ranks = 3, .run = run_add_members,
+      .outcomes = { G_OUTCOMES,
+                    { "early", PCF_DEVIATES, "GROUP-13", "completed before the added members arrived" },
+                    { "differs", PCF_DEVIATES, "GROUP-14", "the ranks got different results" },
+                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+    { .id = "pmi2/group/concurrent",
+      .desc = "two groups of the same ranks under construction at once get two different ctxids",
+      .clause = "GROUP-15",
+      .expected = "both complete, ctxid differs between the groups, same for every member",
+      .flags = PCF_V2, .min_ranks = 2, .run = run_concurrent,
+      .outcomes = { G_OUTCOMES,
+                    { "same-ctxid", PCF_DEVIATES, NULL, "two groups share a ctxid" },
+                    { "differs", PCF_DEVIATES, "GROUP-14", "the ranks got different results" },
+                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+    { .id = "pmi2/group/canonical-order",
+      .desc = "leaders listed backwards and arriving backwards: members and contributions come sorted",
+      .clause = "GROUP-7",
+      .expected = "members by jobid then rank; contributions by contributor, each one's pairs as sent",
+      .flags = PCF_V2, .min_ranks = 2, .run = run_canonical,
+      .outcomes = { G_OUTCOMES,
+                    { "info-order", PCF_DEVIATES, "GROUP-22", "contributions out of order" },
+                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+    { .id = "pmi2/group/info-visible",
+      .desc = "a leader's and an added member's pairs (';', '=', empty values) reach both byte for byte",
+      .clause = "GROUP-22",
+      .expected = "infocount=8 and every infoproc/infokey/infoval as sent, in canonical order",
+      .flags = PCF_V2, .min_ranks = 2, .run = run_info,
+      .outcomes = { G_OUTCOMES, G_FUNNEL,
+                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+    { .id = "pmi2/group/get",
+      .desc = "group-get: another member's pair, a missing key, and a process outside the group",
+      .clause = "GROUP-23",
+      .expected = "found=TRUE;value=<v>, then rc=0;found=FALSE; outside: rc=1;reason=unknown",
+      .flags = PCF_V2, .min_ranks = 3, .run = run_get,
+      .outcomes = { G_OUTCOMES, G_FUNNEL,
+                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+    { .id = "pmi2/group/destruct-reuse",
+      .desc = "destruct waits for every member; the group is gone and its name built again with a new ctxid",
+      .clause = "GROUP-27",
+      .expected = "destruct answered after both members; group-get unknown; new construct rc=0, ctxid differs",
+      .flags = PCF_V2, .min_ranks = 3, .run = run_destruct,
+      .outcomes = { G_OUTCOMES,
+                    { "early", PCF_DEVIATES, NULL, "a destruct answered before every member sent it" },
+                    { "ctxid-reused", PCF_DEVIATES, "GROUP-15", "the destructed group's ctxid was given again" },
+                    { "destruct-failed", PCF_DEVIATES, NULL, "group-destruct refused" } } },
+    { .id = "pmi2/group/thrid",
+      .desc = "every group- response (subscribe, construct, get, join, destruct, errors) echoes thrid",
+      .clause = "GROUP-11",
+      .expected = "each response carries the request's thrid byte for byte",
+      .flags = PCF_V2, .run = run_thrid,
+      .outcomes = { G_OUTCOMES,
+                    { "thrid-missing", PCF_DEVIATES, NULL, "a response without the request's thrid" } } },
+    { .id = "pmi2/group/limits",
+      .desc = "a 64-byte name, 16 pairs of 64-byte keys and 1024-byte values, 64 groups at once",
+      .clause = "GROUP-28",
+      .expected = "every one accepted, the pairs carried intact",
+      .flags = PCF_V2, .run = run_limits,
+      .outcomes = { G_OUTCOMES,
+                    { "below-limit", PCF_DEVIATES, NULL, "refused with reason=limit below the minimum" },
+                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+};
+PCF_CASES(cases)
