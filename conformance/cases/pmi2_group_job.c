@@ -214,6 +214,7 @@ int pcf_group_helper_main(int argc, char **argv)
     gx x;
     memset(&x, 0, sizeof x);
     x.deadline = pws_deadline_ms((HELPER_S - 5) * 1000);
+    x.begun = true;
     snprintf(x.tag, sizeof x.tag, "h%ld", (long)getpid());
     const char *mode = argv[1];
     char **a = argv + 2;
@@ -426,9 +427,10 @@ static void exits(pcf_ctx *c, bool arrived)
         g_list(members, sizeof members, two, 2);
     } else
         snprintf(members, sizeof members, "%s", child);
-    /* a deadline far off: a server that misses the end answers timeout */
+    /* a deadline far off for a server that sees the end, within the case's
+     * for one that misses it: it answers reason=timeout (FAIL), not nothing */
     gcons q = { .grp = grp, .method = "collective", .leaders = x.me, .members = members,
-                .timeout = "5000" };
+                .timeout = "3000" };
     if (g_construct_send(&x, &q, t) || parent_sync(&x, sync))
         goto out;
     uint64_t t0 = pws_now_usec();
@@ -438,7 +440,7 @@ static void exits(pcf_ctx *c, bool arrived)
                   1, "exited", child))
         goto out;
     unsigned ms = (unsigned)((pws_now_usec() - t0) / 1000);
-    if (g_destruct_ok(&x, sync))
+    if (g_destruct_ok_tmo(&x, sync, "3000"))
         goto out;
     g_done(&x, "reason=exited;failed=%s, %u ms after the meeting", child, ms);
 out:
@@ -492,7 +494,7 @@ static void run_invitee_exits(pcf_ctx *c)
                r->show);
         goto out;
     }
-    if (g_destruct_ok(&x, grp) || g_destruct_ok(&x, sync))
+    if (g_destruct_ok(&x, grp) || g_destruct_ok_tmo(&x, sync, "3000"))
         goto out;
     g_done(&x, "invite-failed reason=exited, then the leader's group alone with failed=%s", child);
 out:
@@ -552,7 +554,7 @@ static void run_leader_exits(pcf_ctx *c)
         if (g_event(&x, "complete", grp, &ev) ||
             g_failure(&x, ev, "event=complete after the leader ended", 1, "exited", child))
             goto out;
-        if (g_destruct_ok(&x, sync))
+        if (g_destruct_ok_tmo(&x, sync, "3000"))
             goto out;
     }
     if (g_step(&x, 3, 1u)) /* the helper has ended */
