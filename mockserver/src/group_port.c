@@ -86,6 +86,7 @@ pms_groups *pms_group_state_new(pms_server *s)
         .ctx = s, .begin = port_begin, .send = port_send, .state = port_state,
         .subscribe = port_subscribe, .find_job = port_find_job, .job_id = port_job_id,
         .job_size = port_job_size, .accepts = port_accepts, .log = port_log,
+        .mutant = s->persona->mutant,
     };
     return pms_groups_new(&p);
 }

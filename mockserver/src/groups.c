@@ -102,6 +102,10 @@ struct pms_groups {
     gplist gone;
 };
 
+/* A mutant of the strict persona (mutants_groups.c): one clause broken,
+ * switched on by name where it acts, as PMS_MUTANT() does in the handlers. */
+#define GMUT(g, nm) ((g)->port.mutant && strcmp((g)->port.mutant, (nm)) == 0)
+
 /* Strings the encoder points into until the message is sent. */
 typedef struct gscratch {
     char **s;
@@ -247,6 +251,19 @@ static char *pl_text(pms_groups *g, const gplist *l)
         w += snprintf(w, n - (size_t)(w - b), i ? ",%s:%d" : "%s:%d", jid(g, l->p[i].job),
                       l->p[i].rank);
     return b;
+}
+
+/* group-members-unsorted: the list backwards */
+static char *pl_text_rev(pms_groups *g, const gplist *l)
+{
+    gplist r = { malloc((l->n ? l->n : 1) * sizeof *r.p), l->n, l->n };
+    if (!r.p)
+        return NULL;
+    for (size_t i = 0; i < l->n; i++)
+        r.p[i] = l->p[l->n - 1 - i];
+    char *t = pl_text(g, &r);
+    free(r.p);
+    return t;
 }
 
 static char *proc_text(pms_groups *g, gproc p)
@@ -410,8 +427,9 @@ static bool parse_proc(pms_groups *g, const pms_job *caller, pmc_slice s, gproc 
         return false;
     }
     pms_job *j = g->port.find_job(g->port.ctx, job.ptr, job.len);
-    if (!j || r >= g->port.job_size(g->port.ctx, j) ||
-        !g->port.accepts(g->port.ctx, caller, j)) {
+    if (!j || (r >= g->port.job_size(g->port.ctx, j) && !GMUT(g, "group-procid-unchecked")) ||
+        !g->port.accepts(g->port.ctx, caller, j) ||
+        (j != caller && GMUT(g, "group-cross-job-refused"))) {
         set_err(e, 3, "invalid", "'%.*s' names no process of a job this one can group with",
                 clip(s.len), s.ptr);
         return false;
@@ -464,7 +482,7 @@ static long long parse_timeout(const pmc_msg *m, gerr *e)
 }
 
 /* infocount, infokey<i>, infoval<i> (GROUP-22, GROUP-28) */
-static void parse_info(const pmc_msg *m, gproc who, ginfo *out, gerr *e)
+static void parse_info(pms_groups *g, const pmc_msg *m, gproc who, ginfo *out, gerr *e)
 {
     long long n = 0;
     int have = pmc_msg_get_int(m, "infocount", &n);
@@ -474,6 +492,8 @@ static void parse_info(const pmc_msg *m, gproc who, ginfo *out, gerr *e)
         set_err(e, 3, "invalid", "infocount is not a count");
         return;
     }
+    if (n > G_PAIRS_MAX && GMUT(g, "group-limit-silent"))
+        n = G_PAIRS_MAX; /* the rest dropped, rc=0 */
     if (n > G_PAIRS_MAX) {
         set_err(e, 3, "limit", "a participant contributes at most %d pairs", G_PAIRS_MAX);
         return;
@@ -516,6 +536,8 @@ static void parse_info(const pmc_msg *m, gproc who, ginfo *out, gerr *e)
 static pmc_enc *begin(pms_groups *g, gproc to, const char *cmd, const char *thrid, size_t tlen)
 {
     pmc_slice t = { thrid, thrid ? tlen : 0 };
+    if (GMUT(g, "group-thrid-dropped"))
+        t = (pmc_slice){ NULL, 0 };
     return g->port.begin(g->port.ctx, to.job, to.rank, cmd, t);
 }
 
@@ -527,9 +549,14 @@ static void send(pms_groups *g, gproc to)
 static void put_failure(pms_groups *g, pmc_enc *e, gscratch *s, int rc, const char *reason,
                         const char *errmsg, const gplist *failed)
 {
+    if (rc == 3 && GMUT(g, "group-invalid-rc1"))
+        rc = 1;
+    if (!strcmp(reason, "limit") && GMUT(g, "group-limit-reason"))
+        reason = "invalid";
     pmc_enc_int(e, "rc", rc);
     pmc_enc_str(e, "reason", reason);
-    pmc_enc_str(e, "errmsg", errmsg);
+    if (!GMUT(g, "group-errmsg-missing"))
+        pmc_enc_str(e, "errmsg", errmsg);
     if (failed && failed->n)
         pmc_enc_str(e, "failed", keep(s, pl_text(g, failed)));
 }
@@ -538,7 +565,9 @@ static void put_result(pms_groups *g, pmc_enc *e, gscratch *s, const ggroup *gr)
 {
     pmc_enc_int(e, "rc", 0);
     pmc_enc_int(e, "ctxid", gr->ctxid);
-    pmc_enc_str(e, "members", keep(s, pl_text(g, &gr->members)));
+    bool rev = GMUT(g, "group-members-unsorted");
+    pmc_enc_str(e, "members",
+                keep(s, rev ? pl_text_rev(g, &gr->members) : pl_text(g, &gr->members)));
     pmc_enc_int(e, "infocount", (long long)gr->info.n);
     for (size_t i = 0; i < gr->info.n; i++) {
         const gpair *q = &gr->info.p[i];
@@ -595,9 +624,11 @@ static void reply_rc0(pms_groups *g, gproc to, const char *resp, const char *thr
  * thrid (GROUP-9); begin_event returns NULL for anyone else. */
 static pmc_enc *begin_event(pms_groups *g, gproc to, const char *event, const char *grp)
 {
-    if (g->port.state(g->port.ctx, to.job, to.rank) != PMS_GPROC_SUBSCRIBED)
+    pms_gproc_state st = g->port.state(g->port.ctx, to.job, to.rank);
+    if (st != PMS_GPROC_SUBSCRIBED &&
+        !(st == PMS_GPROC_LIVE && GMUT(g, "group-event-unsubscribed")))
         return NULL;
-    pmc_enc *e = begin(g, to, "group-event", NULL, 0);
+    pmc_enc *e = begin(g, to, "group-event", GMUT(g, "group-event-thrid") ? "1" : NULL, 1);
     if (e) {
         pmc_enc_str(e, "event", event);
         pmc_enc_str(e, "grp", grp);
@@ -690,6 +721,8 @@ static void unlink_pend(pms_groups *g, gpend *p)
 
 static void unlink_group(pms_groups *g, ggroup *x)
 {
+    if (GMUT(g, "group-ctxid-reused") && x->ctxid == g->next_ctxid - 1)
+        g->next_ctxid--; /* the newest group's ctxid is handed out again */
     for (ggroup **pp = &g->groups; *pp; pp = &(*pp)->next)
         if (*pp == x) {
             *pp = x->next;
@@ -763,11 +796,13 @@ static const gpart *first_leader(const gpend *c)
 }
 
 /* Every leader is here (and so the set of named members is final). */
-static bool leaders_complete(const gpend *c)
+static bool leaders_complete(pms_groups *g, const gpend *c)
 {
     const gpart *l = first_leader(c);
     if (!l)
         return false;
+    if (l->method == M_BOOTSTRAP && GMUT(g, "group-bootstrap-count-off"))
+        return (long long)leaders_arrived(c) + 1 >= l->nleaders;
     if (l->method == M_BOOTSTRAP)
         return (long long)leaders_arrived(c) == l->nleaders;
     for (size_t i = 0; i < l->leaders.n; i++) {
@@ -828,8 +863,11 @@ static void construct_complete(pms_groups *g, gpend *c)
     bool oom = !x;
     for (gpart *p = c->parts; x && p && !oom; p = p->next)
         oom = pl_add(g, &x->members, p->who) < 0;
-    for (size_t i = 0; x && !oom && i < x->members.n; i++)
-        oom = info_append(&x->info, &part_of(c->parts, x->members.p[i])->info) < 0;
+    for (size_t i = 0; x && !oom && i < x->members.n; i++) {
+        const gpart *p = part_of(c->parts, x->members.p[i]);
+        if (!(p->method == M_MEMBER && GMUT(g, "group-info-dropped")))
+            oom = info_append(&x->info, &p->info) < 0;
+    }
     if (oom) {
         if (x)
             group_free(x);
@@ -856,7 +894,7 @@ static void construct_complete(pms_groups *g, gpend *c)
  * (GROUP-16); then complete when every named member came too. */
 static void construct_check(pms_groups *g, gpend *c)
 {
-    if (!leaders_complete(c))
+    if (!leaders_complete(g, c))
         return;
     gplist named = { 0 };
     if (named_members(g, c, &named) < 0) {
@@ -865,7 +903,8 @@ static void construct_check(pms_groups *g, gpend *c)
     }
     for (gpart **pp = &c->parts; *pp;) {
         gpart *x = *pp;
-        if (x->method == M_MEMBER && !pl_has(&named, x->who)) {
+        if (x->method == M_MEMBER && !pl_has(&named, x->who) &&
+            !GMUT(g, "group-not-member-joined")) {
             *pp = x->next;
             fail_part(g, x, RESP_CONSTRUCT, 1, "not-member", NULL,
                       "no leader of this group named this process");
@@ -875,7 +914,7 @@ static void construct_check(pms_groups *g, gpend *c)
         }
     }
     bool all = true;
-    for (size_t i = 0; i < named.n && all; i++)
+    for (size_t i = 0; i < named.n && all && !GMUT(g, "group-complete-early"); i++)
         all = part_of(c->parts, named.p[i]) != NULL;
     pl_free(&named);
     if (all)
@@ -919,7 +958,8 @@ static const char *contradiction(pms_groups *g, const gpend *c, const gpart *x)
         why = "leaders disagree on the method";
     else if (x->method == M_COLLECTIVE && !pl_equal(&l->leaders, &x->leaders))
         why = "leaders disagree on the leaders";
-    else if (x->method == M_BOOTSTRAP && l->nleaders != x->nleaders)
+    else if (x->method == M_BOOTSTRAP && l->nleaders != x->nleaders &&
+             !GMUT(g, "group-mismatch-accepted"))
         why = "leaders disagree on nleaders";
     else if (x->method == M_BOOTSTRAP && (long long)leaders_arrived(c) >= l->nleaders)
         why = "more leaders arrived than nleaders";
@@ -957,7 +997,7 @@ void pms_groups_construct(pms_groups *g, pms_job *j, int rank, const pmc_msg *m)
     bool has_leaders = parse_list(g, j, m, "leaders", &x->leaders, &e);
     bool has_members = parse_list(g, j, m, "members", &x->members, &e);
     int has_n = pmc_msg_get_int(m, "nleaders", &x->nleaders);
-    parse_info(m, me, &x->info, &e);
+    parse_info(g, m, me, &x->info, &e);
     if (e.rc)
         goto answer;
     if (has_n < 0 || (has_n > 0 && x->method == M_BOOTSTRAP && x->nleaders < 1))
@@ -982,7 +1022,7 @@ void pms_groups_construct(pms_groups *g, pms_job *j, int rank, const pmc_msg *m)
         set_err(&e, 3, "limit", "a group holds at most %d processes", G_PROCS_MAX);
     if (e.rc)
         goto answer;
-    if (find_group(g, name)) {
+    if (find_group(g, name) && !GMUT(g, "group-exists-allowed")) {
         set_err(&e, 1, "exists", "group %s exists (destruct it first)", name);
         goto answer;
     }
@@ -1022,7 +1062,7 @@ void pms_groups_construct(pms_groups *g, pms_job *j, int rank, const pmc_msg *m)
         tail = &(*tail)->next;
     gpart *mine = *tail = x;
     x = NULL;
-    if (timeout > 0) {
+    if (timeout > 0 && !GMUT(g, "group-timeout-ignored")) {
         long long d = now_ms() + timeout;
         if (!c->deadline || d < c->deadline)
             c->deadline = d;
@@ -1070,7 +1110,8 @@ static void invitee_failed(pms_groups *g, gpend *c, ginvitee *v, const char *why
     v->state = I_FAILED;
     v->why = why;
     info_free(&v->info);
-    pmc_enc *e = begin_event(g, c->parts->who, "invite-failed", c->name);
+    pmc_enc *e = GMUT(g, "group-invite-failed-silent") ? NULL
+               : begin_event(g, c->parts->who, "invite-failed", c->name);
     if (!e)
         return;
     gscratch s = { 0 };
@@ -1152,7 +1193,7 @@ void pms_groups_invite(pms_groups *g, pms_job *j, int rank, const pmc_msg *m)
     long long timeout = parse_timeout(m, &e);
     if (!parse_list(g, j, m, "members", &inv, &e) && !e.rc)
         set_err(&e, 3, "invalid", "members is required");
-    parse_info(m, me, &l->info, &e);
+    parse_info(g, m, me, &l->info, &e);
     if (!e.rc && pl_has(&inv, me))
         set_err(&e, 3, "invalid", "the leader invites itself");
     if (e.rc)
@@ -1237,17 +1278,21 @@ void pms_groups_join(pms_groups *g, pms_job *j, int rank, const pmc_msg *m)
     }
     gpend *c = find_pend(g, name);
     ginvitee *v = c && c->kind == K_INVITE ? invitee_of(c, me) : NULL;
+    if ((!v || v->state != I_WAITING) && GMUT(g, "group-join-unknown-ok")) {
+        reply_rc0(g, me, "group-join-response", m->thrid.ptr, m->thrid.len);
+        goto done;
+    }
     if (!v || v->state != I_WAITING) {
         set_err(&e, 1, "unknown", "no invitation to %s is outstanding for this process", name);
         goto answer;
     }
     if (accept)
-        parse_info(m, me, &info, &e);
+        parse_info(g, m, me, &info, &e);
     if (e.rc)
         goto answer; /* the invitation stays outstanding */
     /* a connection this answer closes is handled on leave: c stays intact */
     reply_rc0(g, me, "group-join-response", m->thrid.ptr, m->thrid.len);
-    if (accept) {
+    if (accept || GMUT(g, "group-decline-joined")) {
         v->state = I_ACCEPTED;
         v->info = info;
         info = (ginfo){ 0 };
@@ -1279,7 +1324,7 @@ static void destruct_check(pms_groups *g, ggroup *x)
 {
     if (!x->dparts)
         return;
-    for (size_t i = 0; i < x->members.n; i++)
+    for (size_t i = 0; i < x->members.n && !GMUT(g, "group-destruct-early"); i++)
         if (!part_of(x->dparts, x->members.p[i]) && !ended(g, x->members.p[i]))
             return;
     unlink_group(g, x);
@@ -1349,7 +1394,8 @@ void pms_groups_get(pms_groups *g, pms_job *j, int rank, const pmc_msg *m)
     pmc_slice ps = { NULL, 0 }, k = { NULL, 0 };
     if (!parse_name(m, name, &e))
         goto answer;
-    ggroup *x = group_of_member(g, name, me);
+    ggroup *x = GMUT(g, "group-get-nonmember") ? find_group(g, name)
+                                                : group_of_member(g, name, me);
     if (!x) {
         set_err(&e, 1, "unknown", "this process is not a member of a group %s", name);
         goto answer;
@@ -1403,7 +1449,7 @@ static void handle_gone(pms_groups *g, gproc p)
             bool involved = part_of(c->parts, p) || pl_has(&named, p) ||
                             (l && l->method == M_COLLECTIVE && pl_has(&l->leaders, p));
             pl_free(&named);
-            if (involved) /* GROUP-25 */
+            if (involved && !GMUT(g, "group-exit-unnoticed")) /* GROUP-25 */
                 construct_fail_by(g, c, "exited", p, "a participant ended");
             continue;
         }
@@ -1412,7 +1458,7 @@ static void handle_gone(pms_groups *g, gproc p)
             unlink_pend(g, c);
             gplist f = { 0 };
             pl_add(g, &f, p);
-            for (size_t i = 0; i < c->ninv; i++) {
+            for (size_t i = 0; i < c->ninv && !GMUT(g, "group-leader-exit-silent"); i++) {
                 if (c->inv[i].state != I_ACCEPTED)
                     continue;
                 pmc_enc *e = begin_event(g, c->inv[i].who, "complete", c->name);
@@ -1459,7 +1505,8 @@ void pms_groups_proc_gone(pms_groups *g, pms_job *j, int rank)
 static void expire_construct(pms_groups *g, gpend *c)
 {
     gplist f = { 0 };
-    missing(g, c, &f);
+    if (!GMUT(g, "group-timeout-no-failed"))
+        missing(g, c, &f);
     construct_fail(g, c, "timeout", &f, "the construct timed out");
     pl_free(&f);
 }

@@ -45,6 +45,9 @@ typedef struct pms_group_port {
     int (*job_size)(void *ctx, const pms_job *j);
     bool (*accepts)(void *ctx, const pms_job *caller, const pms_job *other);
     void (*log)(void *ctx, const char *text);
+    /* the persona's mutant (mutant.h; mutants_groups.c names the group-
+     * ones), NULL: none.  A plain name keeps groups.c off the persona. */
+    const char *mutant;
 } pms_group_port;
 
 pms_groups *pms_groups_new(const pms_group_port *port);

@@ -1,7 +1,8 @@
-/* The mutant registry: lookup over the three tables, the patched persona. */
+/* The mutant registry: lookup over the tables, the patched persona. */
 #include "mutant.h"
 
-static const pms_mutant *const tables[] = { pms_mutants_flags, pms_mutants_v1, pms_mutants_v2 };
+static const pms_mutant *const tables[] = { pms_mutants_flags, pms_mutants_v1, pms_mutants_v2,
+                                             pms_mutants_groups };
 
 const pms_mutant *pms_mutant_get(const char *name)
 {

@@ -6,7 +6,7 @@
  * that the handlers test by name with PMS_MUTANT(); both leave every other
  * clause as strict keeps it.  Selected with --mutant NAME (persona
  * "mutant:NAME").  Tables: mutants_flags.c (persona flags), mutants_v1.c
- * (PMI-1), mutants_v2.c (PMI-2, framing). */
+ * (PMI-1), mutants_v2.c (PMI-2, framing), mutants_groups.c (SPEC.md §12). */
 #ifndef PMISERVER_MUTANT_H
 #define PMISERVER_MUTANT_H
 
@@ -28,6 +28,7 @@ typedef struct pms_mutant {
 extern const pms_mutant pms_mutants_flags[];
 extern const pms_mutant pms_mutants_v1[];
 extern const pms_mutant pms_mutants_v2[];
+extern const pms_mutant pms_mutants_groups[];
 
 const pms_mutant *pms_mutant_get(const char *name);
 /* The strict persona with m applied (per-thread storage, valid until the
