@@ -35,6 +35,53 @@ static void run_discovery(pcf_ctx *c)
     g_free(&x);
 }
 
+/* GROUP-2 seen from the other side: a server that does not announce the
+ * profile must not serve it either (GROUP-4: a group- command is then an
+ * unknown command).  GROUP-3 forbids a client to send a group- command
+ * after found=FALSE; the grader does it on purpose, here only, as the last
+ * act of a destructive case: Hydra ends the job on it (M1), Slurm never
+ * answers (S7), so the wait for an answer is short. */
+enum { HIDDEN_WAIT_MS = 1000 };
+
+static void run_hidden_profile(pcf_ctx *c)
+{
+    gx x;
+    gm *r = NULL;
+    if (g_open(c, &x, &r))
+        return;
+    if (gm_ok(r) && gm_is(r, "found", "TRUE")) { /* announced: the other cases grade it */
+        pcf_observe(c, "ok", "PMI_ext_groups announced: %s", r->show);
+        goto out;
+    }
+    char was[600], t[64];
+    snprintf(was, sizeof was, "%s", r->show);
+    gm_free(r);
+    r = NULL;
+    /* any answer counts, whatever its thrid: no thrid check (GROUP-11 is
+     * the profile's, and there is no profile) */
+    x.begun = false;
+    pmc_enc e;
+    g_thrid(&x, t, sizeof t);
+    pmc_enc_begin(&e, PMC_WIRE_V2, "group-subscribe");
+    pmc_enc_str(&e, "thrid", t);
+    if (g_send(&x, &e))
+        goto out;
+    int w = g_wait_until(&x, "group-subscribe-response", NULL, NULL, NULL,
+                         pws_now_usec() + (uint64_t)HIDDEN_WAIT_MS * 1000, true, &r);
+    if (w < 0) /* closed: observed */
+        goto out;
+    if (w == 1)
+        pcf_observe(c, "no-answer", "after %s: no answer to group-subscribe within %d ms", was,
+                    HIDDEN_WAIT_MS);
+    else if (gm_ok(r))
+        pcf_observe(c, "served", "after %s: group-subscribe answered %s", was, r->show);
+    else
+        pcf_observe(c, "refused", "after %s: group-subscribe answered %s", was, r->show);
+out:
+    gm_free(r);
+    g_free(&x);
+}
+
 /* Every rank's contribution in the collective cases. */
 static void my_ep(const gx *x, char *buf, size_t n)
 {
@@ -637,6 +684,19 @@ static const pcf_case cases[] = {
                     { "other-version", PCF_INFO, NULL, "a version of the profile other than 1" },
                     { "subscribe-refused", PCF_DEVIATES, "GROUP-8", "group-subscribe refused" },
                     { "wrong-response", PCF_DEVIATES, "GROUP-4", "group-subscribe answered as an unknown command" } } },
+    { .id = "pmi2/group/hidden-profile",
+      .desc = "without PMI_ext_groups, a group-subscribe sent last is not served (an unknown command)",
+      .clause = "GROUP-2",
+      .expected = "found=TRUE; or, absent: an error answer, a close, the job's end or silence, never rc=0",
+      .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_hidden_profile,
+      .outcomes = {
+          { "served", PCF_FAIL, NULL, "serves the profile without announcing it" },
+          { "refused", PCF_UNSUPPORTED, NULL, "no profile: group-subscribe answered as an unknown command" },
+          { "closed", PCF_UNSUPPORTED, NULL, "no profile: the connection closed on group-subscribe" },
+          { "job-killed", PCF_UNSUPPORTED, NULL, "no profile: the job ended on group-subscribe (Hydra, M1)" },
+          { "sender-killed", PCF_UNSUPPORTED, NULL, "no profile: this rank was ended on group-subscribe" },
+          { "others-affected", PCF_UNSUPPORTED, NULL, "no profile: the job's PMI went away on group-subscribe (robust/unknown-command grades ERR-2)" },
+          { "no-answer", PCF_UNSUPPORTED, NULL, "no profile: group-subscribe never answered (Slurm, S7)" } } },
     { .id = "pmi2/group/collective",
       .desc = "every rank a collective leader (leaders in its own order, one pair each): one result for all",
       .clause = "GROUP-14",

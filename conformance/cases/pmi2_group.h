@@ -857,10 +857,9 @@ static inline int g_nothing_yet(gx *x, const char *name, const char *why)
 
 /* ---- the start of every case ----------------------------------------------- */
 
-/* Set up the mailbox and read PMI_ext_groups (GROUP-2, GROUP-3).  0: the
- * profile is offered; 1: it is not ("unsupported" observed: the case sends
- * no group- command); -1: the read itself failed (observed). */
-static inline int g_begin(pcf_ctx *c, gx *x)
+/* Set up the mailbox and read PMI_ext_groups (GROUP-2): 0 with *attr
+ * (the caller frees it), or -1 when the read itself failed (observed). */
+static inline int g_open(pcf_ctx *c, gx *x, gm **attr)
 {
     memset(x, 0, sizeof *x);
     x->c = c;
@@ -876,16 +875,26 @@ static inline int g_begin(pcf_ctx *c, gx *x)
      * this case's.  Nothing of this case can come before: every exchange
      * between ranks starts after a step. */
     pmc_enc e;
-    gm *r;
     pmc_enc_begin(&e, PMC_WIRE_V2, "info-getjobattr");
     pmc_enc_str(&e, "key", "PMI_ext_groups");
-    if (g_call(x, &e, "info-getjobattr-response", NULL, &r))
+    if (g_call(x, &e, "info-getjobattr-response", NULL, attr))
         return -1;
     if (x->nstash)
         pcf_note(c, "%d message(s) left over from an earlier case dropped (the first: %s)",
                  x->nstash, x->stash[0]->show);
     g_free(x);
     x->begun = true;
+    return 0;
+}
+
+/* g_open, then (GROUP-3) 0: the profile is offered; 1: it is not
+ * ("unsupported" observed: the case sends no group- command); -1: the read
+ * itself failed (observed). */
+static inline int g_begin(pcf_ctx *c, gx *x)
+{
+    gm *r;
+    if (g_open(c, x, &r))
+        return -1;
     bool hit = gm_ok(r) && gm_is(r, "found", "TRUE") && gm_is(r, "value", "1");
     if (!hit)
         pcf_observe(c, "unsupported", "PMI_ext_groups: %s; no group- command sent (GROUP-3)",
