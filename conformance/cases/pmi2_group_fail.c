@@ -496,9 +496,23 @@ out:
     g_free(&x);
 }
 
-/* GROUP-28: a request beyond the server's limits (nleaders=10^12) is
- * refused at once with reason=limit and an errmsg; a server without such
- * a limit lets it time out (300 ms). */
+/* A refusal beyond a limit: rc=3;reason=limit and an errmsg that is not
+ * empty (it must name the limit).  0, or -1 observed. */
+static int limit_refusal(gx *x, const gm *r, const char *what)
+{
+    if (g_failure(x, r, what, 3, "limit", NULL))
+        return -1;
+    const char *em = gm_get(r, "errmsg");
+    if (!em || !*em)
+        return g_fail(x, "no-errmsg", "%s: reason=limit with an empty errmsg (it must name the "
+                                      "limit): %s", what, r->show);
+    return 0;
+}
+
+/* GROUP-28: requests beyond the server's limits are refused at once with
+ * reason=limit and an errmsg.  17 contributed pairs (one more than the
+ * minimum): refused, or carried whole, never cut.  nleaders=10^12: a
+ * server without such a limit lets it time out (300 ms). */
 static void run_limit_beyond(pcf_ctx *c)
 {
     gx x;
@@ -509,25 +523,42 @@ static void run_limit_beyond(pcf_ctx *c)
         g_free(&x);
         return;
     }
-    char grp[96], t[64];
+    enum { NP = 17 };
+    char grp[96], many[96], t[64], keys[NP][16], vals[NP][16];
+    const char *ik[NP], *iv[NP];
+    ginfo want[NP];
+    for (int i = 0; i < NP; i++) {
+        snprintf(keys[i], sizeof keys[i], "k%02d", i);
+        snprintf(vals[i], sizeof vals[i], "v%02d", i);
+        ik[i] = keys[i];
+        iv[i] = vals[i];
+        want[i] = (ginfo){ x.me, ik[i], iv[i] };
+    }
+    g_name(&x, "pairs", many, sizeof many);
+    gcons p = { .grp = many, .method = "collective", .leaders = x.me, .ninfo = NP, .ik = ik,
+                .iv = iv };
+    gm *r = NULL;
+    if (g_construct(&x, &p, &r))
+        goto out;
+    bool whole = gm_ok(r);
+    if (whole ? g_result(&x, r, "17 contributed pairs accepted", x.me, want, NP, NULL) ||
+                    g_destruct_ok(&x, many)
+              : limit_refusal(&x, r, "17 contributed pairs"))
+        goto out;
+    gm_free(r);
+    r = NULL;
     g_name(&x, "huge", grp, sizeof grp);
     gcons q = { .grp = grp, .method = "bootstrap", .nleaders = "1000000000000", .timeout = "300" };
-    gm *r = NULL;
     if (g_construct_send(&x, &q, t) || g_wait(&x, "group-construct-response", t, &r))
         goto out;
     if (gm_is(r, "reason", "timeout")) {
         pcf_observe(c, "no-limit", "nleaders=10^12 waited for its timeout: %s", r->show);
         goto out;
     }
-    if (g_failure(&x, r, "nleaders=10^12", 3, "limit", NULL))
+    if (limit_refusal(&x, r, "nleaders=10^12"))
         goto out;
-    const char *em = gm_get(r, "errmsg");
-    if (!em || !*em) {
-        g_fail(&x, "no-errmsg", "reason=limit with an empty errmsg (it must name the limit): %s",
-               r->show);
-        goto out;
-    }
-    g_done(&x, "%s", r->show);
+    g_done(&x, "17 pairs %s; nleaders=10^12: %s", whole ? "carried whole" : "refused reason=limit",
+           r->show);
 out:
     gm_free(r);
     g_free(&x);
@@ -604,9 +635,9 @@ static const pcf_case cases[] = {
                     { "no-answer", PCF_DEVIATES, NULL, "a request behind the waiting construct or destruct was not answered" },
                     { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
     { .id = "pmi2/group/limit-beyond",
-      .desc = "a construct beyond any limit (nleaders=10^12) is refused at once with reason=limit",
+      .desc = "17 contributed pairs are refused with reason=limit or carried whole; nleaders=10^12 is refused",
       .clause = "GROUP-28",
-      .expected = "rc=3;reason=limit;errmsg=<the limit>",
+      .expected = "17 pairs: rc=3;reason=limit;errmsg=<the limit> or rc=0 with all 17; nleaders=10^12: the same refusal",
       .flags = PCF_V2, .run = run_limit_beyond,
       .outcomes = { G_OUTCOMES,
                     { "no-limit", PCF_INFO, NULL, "nleaders=10^12 accepted and timed out: no limit below it" } } },
