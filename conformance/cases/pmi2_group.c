@@ -82,11 +82,10 @@ out:
     g_free(&x);
 }
 
-/* Every rank's contribution in the collective cases. */
-static void my_ep(const gx *x, char *buf, size_t n)
-{
-    snprintf(buf, n, "tcp://r%d;port=%d", x->rank, 1000 + x->rank);
-}
+/* Every rank's contribution in the collective cases, and the others'. */
+static void ep_of(int r, char *buf, size_t n) { snprintf(buf, n, "tcp://r%d;port=%d", r, 1000 + r); }
+static void boot_of(int r, char *buf, size_t n) { snprintf(buf, n, "boot-%d", r); }
+static void role_of(int r, char *buf, size_t n) { snprintf(buf, n, "%s-%d", r < 2 ? "leader" : "member", r); }
 
 /* GROUP-14: every rank a leader, each naming the leaders in its own order. */
 static void run_collective(pcf_ctx *c)
@@ -102,28 +101,19 @@ static void run_collective(pcf_ctx *c)
         o += (size_t)snprintf(leaders + o, sizeof leaders - o, "%s%s", k ? "," : "", id);
     }
     g_ranks(&x, canon, sizeof canon, g_all(&x));
-    my_ep(&x, ep, sizeof ep);
+    ep_of(x.rank, ep, sizeof ep);
     const char *ik[] = { "ep" }, *iv[] = { ep };
     gcons q = { .grp = grp, .method = "collective", .leaders = leaders, .ninfo = 1, .ik = ik,
                 .iv = iv };
-    ginfo want[32];
-    char ids[32][G_ID], eps[32][64];
-    int n = x.size < 32 ? x.size : 32;
-    for (int r = 0; r < n; r++) {
-        g_id(&x, r, ids[r], sizeof ids[r]);
-        snprintf(eps[r], sizeof eps[r], "tcp://r%d;port=%d", r, 1000 + r);
-        want[r] = (ginfo){ ids[r], "ep", eps[r] };
-    }
-    g_sort_info(want, n);
+    gwant want = { .n = 0 };
+    g_want_add(&x, &want, g_all(&x), "ep", ep_of);
     gm *res = NULL;
     unsigned long long cx = 0;
-    char cxs[32];
-    if (g_construct(&x, &q, &res) || g_result(&x, res, "group-construct", canon, want, n, &cx))
+    if (g_construct(&x, &q, &res) ||
+        g_result(&x, res, "group-construct", canon, want.w, want.n, &cx) ||
+        g_agree_destruct(&x, 1, grp, cx))
         goto out;
-    snprintf(cxs, sizeof cxs, "%llu", cx);
-    if (g_same(&x, 1, g_all(&x), "ctxid", cxs) || g_destruct_ok(&x, grp))
-        goto out;
-    g_done(&x, "%d leaders: ctxid=%s, members=%s, every contribution", x.size, cxs, canon);
+    g_done(&x, "%d leaders: ctxid=%llu, members=%s, every contribution", x.size, cx, canon);
 out:
     gm_free(res);
     g_free(&x);
@@ -136,46 +126,23 @@ static void run_bootstrap(pcf_ctx *c)
     gx x;
     if (g_begin(c, &x))
         return;
-    char grp[96], canon[G_LIST], nl[16], t[64], val[32];
+    char grp[96], canon[G_LIST], nl[16], val[32];
     g_name(&x, "boot", grp, sizeof grp);
     g_ranks(&x, canon, sizeof canon, g_all(&x));
     snprintf(nl, sizeof nl, "%d", x.size);
-    snprintf(val, sizeof val, "boot-%d", x.rank);
+    boot_of(x.rank, val, sizeof val);
     const char *ik[] = { "b" }, *iv[] = { val };
     gcons q = { .grp = grp, .method = "bootstrap", .nleaders = nl, .ninfo = 1, .ik = ik, .iv = iv };
-    int last = x.size - 1;
-    unsigned early = g_all(&x) & ~(1u << last);
+    gwant want = { .n = 0 };
+    g_want_add(&x, &want, g_all(&x), "b", boot_of);
     gm *res = NULL;
-    if (x.rank != last && g_construct_send(&x, &q, t))
-        goto out;
-    if (g_step(&x, 1, early)) /* every early leader's construct has been read */
-        goto out;
-    if (x.rank != last &&
-        g_nothing_yet(&x, "group-construct-response", "the last of nleaders leaders arrived"))
-        goto out;
-    if (g_step(&x, 2, early))
-        goto out;
-    if (x.rank == last && g_construct_send(&x, &q, t))
-        goto out;
-    if (g_wait(&x, "group-construct-response", t, &res))
-        goto out;
-    ginfo want[32];
-    char ids[32][G_ID], vals[32][32];
-    int n = x.size < 32 ? x.size : 32;
-    for (int r = 0; r < n; r++) {
-        g_id(&x, r, ids[r], sizeof ids[r]);
-        snprintf(vals[r], sizeof vals[r], "boot-%d", r);
-        want[r] = (ginfo){ ids[r], "b", vals[r] };
-    }
-    g_sort_info(want, n);
     unsigned long long cx;
-    char cxs[32];
-    if (g_result(&x, res, "bootstrap group-construct", canon, want, n, &cx))
+    if (g_late_arrival(&x, &q, g_all(&x) & ~(1u << (x.size - 1)),
+                       "the last of nleaders leaders arrived", &res) ||
+        g_result(&x, res, "bootstrap group-construct", canon, want.w, want.n, &cx) ||
+        g_agree_destruct(&x, 3, grp, cx))
         goto out;
-    snprintf(cxs, sizeof cxs, "%llu", cx);
-    if (g_same(&x, 3, g_all(&x), "ctxid", cxs) || g_destruct_ok(&x, grp))
-        goto out;
-    g_done(&x, "nleaders=%d: answered only after the last leader, ctxid=%s", x.size, cxs);
+    g_done(&x, "nleaders=%d: answered only after the last leader, ctxid=%llu", x.size, cx);
 out:
     gm_free(res);
     g_free(&x);
@@ -189,13 +156,13 @@ static void run_add_members(pcf_ctx *c)
     gx x;
     if (g_begin(c, &x))
         return;
-    char grp[96], leaders[G_LIST], members[G_LIST], canon[G_LIST], t[64], val[32];
+    char grp[96], leaders[G_LIST], members[G_LIST], canon[G_LIST], val[32];
     g_name(&x, "add", grp, sizeof grp);
     unsigned lead = 3u, mem = g_all(&x) & ~3u;
     g_ranks(&x, leaders, sizeof leaders, lead);
     g_ranks(&x, members, sizeof members, mem);
     g_ranks(&x, canon, sizeof canon, g_all(&x));
-    snprintf(val, sizeof val, "%s-%d", g_in(&x, lead) ? "leader" : "member", x.rank);
+    role_of(x.rank, val, sizeof val);
     const char *ik[] = { "role" }, *iv[] = { val };
     gcons q = { .grp = grp, .ninfo = 1, .ik = ik, .iv = iv };
     if (g_in(&x, lead)) {
@@ -204,35 +171,13 @@ static void run_add_members(pcf_ctx *c)
         q.members = x.rank == 0 ? members : NULL;
     } else
         q.method = "member";
+    gwant want = { .n = 0 };
+    g_want_add(&x, &want, g_all(&x), "role", role_of);
     gm *res = NULL;
-    if (g_in(&x, lead) && g_construct_send(&x, &q, t))
-        goto out;
-    if (g_step(&x, 1, lead))
-        goto out;
-    if (g_in(&x, lead) &&
-        g_nothing_yet(&x, "group-construct-response", "the added members arrived"))
-        goto out;
-    if (g_step(&x, 2, lead))
-        goto out;
-    if (!g_in(&x, lead) && g_construct_send(&x, &q, t))
-        goto out;
-    if (g_wait(&x, "group-construct-response", t, &res))
-        goto out;
-    ginfo want[32];
-    char ids[32][G_ID], vals[32][32];
-    int n = x.size < 32 ? x.size : 32;
-    for (int r = 0; r < n; r++) {
-        g_id(&x, r, ids[r], sizeof ids[r]);
-        snprintf(vals[r], sizeof vals[r], "%s-%d", r < 2 ? "leader" : "member", r);
-        want[r] = (ginfo){ ids[r], "role", vals[r] };
-    }
-    g_sort_info(want, n);
     unsigned long long cx;
-    char cxs[32];
-    if (g_result(&x, res, "group-construct", canon, want, n, &cx))
-        goto out;
-    snprintf(cxs, sizeof cxs, "%llu", cx);
-    if (g_same(&x, 3, g_all(&x), "ctxid", cxs) || g_destruct_ok(&x, grp))
+    if (g_late_arrival(&x, &q, lead, "the added members arrived", &res) ||
+        g_result(&x, res, "group-construct", canon, want.w, want.n, &cx) ||
+        g_agree_destruct(&x, 3, grp, cx))
         goto out;
     g_done(&x, "leaders %s with added members %s: members=%s", leaders, members, canon);
 out:
@@ -282,6 +227,9 @@ out:
     g_free(&x);
 }
 
+static void z_of(int r, char *buf, size_t n) { snprintf(buf, n, "z%d", r); }
+static void a_of(int r, char *buf, size_t n) { snprintf(buf, n, "a%d", r); }
+
 /* GROUP-7 (and GROUP-22's order): every rank lists the leaders backwards,
  * the ranks arrive last rank first, each contributes "z" then "a".  The
  * result lists the members sorted, and the contributions by contributor
@@ -299,11 +247,14 @@ static void run_canonical(pcf_ctx *c)
         o += (size_t)snprintf(leaders + o, sizeof leaders - o, "%s%s", o ? "," : "", id);
     }
     g_ranks(&x, canon, sizeof canon, g_all(&x));
-    snprintf(z, sizeof z, "z%d", x.rank);
-    snprintf(a, sizeof a, "a%d", x.rank);
+    z_of(x.rank, z, sizeof z);
+    a_of(x.rank, a, sizeof a);
     const char *ik[] = { "zkey", "akey" }, *iv[] = { z, a };
     gcons q = { .grp = grp, .method = "collective", .leaders = leaders, .ninfo = 2, .ik = ik,
                 .iv = iv };
+    gwant want = { .n = 0 };
+    g_want_add(&x, &want, g_all(&x), "zkey", z_of);
+    g_want_add(&x, &want, g_all(&x), "akey", a_of);
     gm *res = NULL;
     for (int k = x.size - 1; k >= 0; k--) { /* arrival: last rank first */
         if (x.rank == k && g_construct_send(&x, &q, t))
@@ -313,18 +264,7 @@ static void run_canonical(pcf_ctx *c)
     }
     if (g_wait(&x, "group-construct-response", t, &res))
         goto out;
-    ginfo want[64];
-    char ids[32][G_ID], zs[32][32], as[32][32];
-    int n = x.size < 32 ? x.size : 32;
-    for (int r = 0; r < n; r++) {
-        g_id(&x, r, ids[r], sizeof ids[r]);
-        snprintf(zs[r], sizeof zs[r], "z%d", r);
-        snprintf(as[r], sizeof as[r], "a%d", r);
-        want[2 * r] = (ginfo){ ids[r], "zkey", zs[r] };
-        want[2 * r + 1] = (ginfo){ ids[r], "akey", as[r] };
-    }
-    g_sort_info(want, 2 * n);
-    if (g_result(&x, res, "group-construct", canon, want, 2 * n, NULL) || g_destruct_ok(&x, grp))
+    if (g_result(&x, res, "group-construct", canon, want.w, want.n, NULL) || g_destruct_ok(&x, grp))
         goto out;
     g_done(&x, "leaders=%s sent, arrivals backwards: members=%s, contributions in order", leaders,
            canon);
@@ -340,14 +280,8 @@ static const char *const odd_vals[] = { "a;b;;c;", "x=y,z:w", "sp ace\ttab", "",
 static void run_info(pcf_ctx *c)
 {
     gx x;
-    if (g_begin(c, &x))
+    if (g_begin_only(c, &x, 3u, "deviates")) /* GROUP-22 reads as MAY */
         return;
-    x.funnel = "deviates"; /* GROUP-22 reads as MAY */
-    if (x.rank > 1) {
-        G_IDLE(&x);
-        g_free(&x);
-        return;
-    }
     char grp[96], me0[G_ID], me1[G_ID], canon[G_LIST];
     g_name(&x, "info", grp, sizeof grp);
     g_id(&x, 0, me0, sizeof me0);
@@ -408,22 +342,9 @@ static void run_get(pcf_ctx *c)
             g_fail(&x, "failed", "group-construct: %s", res->show);
             goto out;
         }
-        if (g_get(&x, grp, other, "gkey", &g))
+        if (g_get_is(&x, grp, other, "gkey", want) ||
+            g_get_is(&x, grp, other, "pcf-nobody-put-this", NULL)) /* nobody contributed it */
             goto out;
-        if (!gm_ok(g) || !gm_is(g, "found", "TRUE") || !gm_is(g, "value", want)) {
-            g_fail(&x, "wrong-get", "group-get of %s's gkey: expected rc=0;found=TRUE;value=%s, "
-                                    "got %s", other, want, g->show);
-            goto out;
-        }
-        gm_free(g);
-        g = NULL;
-        if (g_get(&x, grp, other, "pcf-nobody-put-this", &g))
-            goto out;
-        if (!gm_ok(g) || !gm_is(g, "found", "FALSE")) {
-            g_fail(&x, "wrong-get", "group-get of a key nobody contributed: expected "
-                                    "rc=0;found=FALSE, got %s", g->show);
-            goto out;
-        }
     } else if (x.rank == 2) {
         if (g_get(&x, grp, other, "gkey", &g) ||
             g_failure(&x, g, "group-get by a process outside the group", 1, "unknown", NULL))
@@ -483,13 +404,7 @@ static void run_destruct(pcf_ctx *c)
     if (x.rank == 1 && g_destruct_send(&x, grp, NULL, t))
         goto out;
     if (member) {
-        if (g_wait(&x, "group-destruct-response", t, &d))
-            goto out;
-        if (!gm_ok(d)) {
-            g_fail(&x, "destruct-failed", "group-destruct: %s", d->show);
-            goto out;
-        }
-        if (g_get(&x, grp, other, "k", &g) ||
+        if (g_destruct_done(&x, grp, t) || g_get(&x, grp, other, "k", &g) ||
             g_failure(&x, g, "group-get after the destruct", 1, "unknown", NULL))
             goto out;
     }
@@ -527,65 +442,45 @@ out:
     g_free(&x);
 }
 
-/* GROUP-11: every group- response echoes thrid, error answers included. */
-static int thrid_back(gx *x, const gm *r, const char *what)
+/* GROUP-11: every group- response echoes thrid, error answers included.
+ * `called`: the request's call (0: *r holds the response), freed here. */
+static int echoed(gx *x, int called, gm **r, const char *what)
 {
+    if (called)
+        return -1;
     char t[64];
     g_last_thrid(x, t, sizeof t);
-    if (!r->has_thrid || strcmp(r->thrid, t) != 0)
-        return g_fail(x, r->has_thrid ? "altered" : "thrid-missing",
-                      "%s sent with thrid=%s: %s", what, t, r->show);
-    return 0;
+    int rc = 0;
+    if (!(*r)->has_thrid || strcmp((*r)->thrid, t) != 0)
+        rc = g_fail(x, (*r)->has_thrid ? "altered" : "thrid-missing", "%s sent with thrid=%s: %s",
+                    what, t, (*r)->show);
+    gm_free(*r);
+    *r = NULL;
+    return rc;
 }
 
 static void run_thrid(pcf_ctx *c)
 {
     gx x;
-    if (g_begin(c, &x))
+    if (g_begin_only(c, &x, 1u, NULL))
         return;
-    if (x.rank != 0) {
-        G_IDLE(&x);
-        g_free(&x);
-        return;
-    }
-    char grp[96];
+    char grp[96], grp2[96], t[64];
     g_name(&x, "thrid", grp, sizeof grp);
+    g_name(&x, "thrid2", grp2, sizeof grp2);
     gm *r = NULL;
     pmc_enc e;
-    char t[64];
     g_thrid(&x, t, sizeof t);
     pmc_enc_begin(&e, PMC_WIRE_V2, "group-subscribe");
     pmc_enc_str(&e, "thrid", t);
-    if (g_call(&x, &e, "group-subscribe-response", t, &r) || thrid_back(&x, r, "group-subscribe"))
-        goto out;
-    gm_free(r);
-    r = NULL;
     gcons q = { .grp = grp, .method = "collective", .leaders = x.me };
-    if (g_construct(&x, &q, &r) || thrid_back(&x, r, "group-construct"))
-        goto out;
-    gm_free(r);
-    r = NULL;
-    if (g_construct(&x, &q, &r) || thrid_back(&x, r, "group-construct (exists)"))
-        goto out;
-    gm_free(r);
-    r = NULL;
-    if (g_get(&x, grp, x.me, "none", &r) || thrid_back(&x, r, "group-get"))
-        goto out;
-    gm_free(r);
-    r = NULL;
-    if (g_join(&x, grp, true, 0, NULL, NULL, &r) || thrid_back(&x, r, "group-join (unknown)"))
-        goto out;
-    gm_free(r);
-    r = NULL;
-    gcons bad = { .grp = grp, .method = "pcf-no-such-method", .leaders = x.me };
-    char grp2[96];
-    g_name(&x, "thrid2", grp2, sizeof grp2);
-    bad.grp = grp2;
-    if (g_construct(&x, &bad, &r) || thrid_back(&x, r, "group-construct (invalid)"))
-        goto out;
-    gm_free(r);
-    r = NULL;
-    if (g_destruct(&x, grp, &r) || thrid_back(&x, r, "group-destruct"))
+    gcons bad = { .grp = grp2, .method = "pcf-no-such-method", .leaders = x.me };
+    if (echoed(&x, g_call(&x, &e, "group-subscribe-response", t, &r), &r, "group-subscribe") ||
+        echoed(&x, g_construct(&x, &q, &r), &r, "group-construct") ||
+        echoed(&x, g_construct(&x, &q, &r), &r, "group-construct (exists)") ||
+        echoed(&x, g_get(&x, grp, x.me, "none", &r), &r, "group-get") ||
+        echoed(&x, g_join(&x, grp, true, 0, NULL, NULL, &r), &r, "group-join (unknown)") ||
+        echoed(&x, g_construct(&x, &bad, &r), &r, "group-construct (invalid)") ||
+        echoed(&x, g_destruct(&x, grp, &r), &r, "group-destruct"))
         goto out;
     g_done(&x, "subscribe, construct (rc=0 and exists), get, join, invalid construct and "
                "destruct echo thrid");
@@ -599,13 +494,8 @@ out:
 static void run_limits(pcf_ctx *c)
 {
     gx x;
-    if (g_begin(c, &x))
+    if (g_begin_only(c, &x, 1u, NULL))
         return;
-    if (x.rank != 0) {
-        G_IDLE(&x);
-        g_free(&x);
-        return;
-    }
     enum { NP = 16, NG = 64 };
     char grp[80], keys[NP][72], *vals[NP];
     const char *ik[NP], *iv[NP];
@@ -704,7 +594,7 @@ static const pcf_case cases[] = {
       .flags = PCF_V2, .min_ranks = 2, .run = run_collective,
       .outcomes = { G_OUTCOMES,
                     { "differs", PCF_DEVIATES, NULL, "the ranks got different results" },
-                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+                    G_DESTRUCT } },
     { .id = "pmi2/group/bootstrap",
       .desc = "bootstrap with nleaders = every rank: nothing is answered before the last leader arrives",
       .clause = "GROUP-13",
@@ -713,7 +603,7 @@ static const pcf_case cases[] = {
       .outcomes = { G_OUTCOMES,
                     { "early", PCF_DEVIATES, NULL, "answered before every leader arrived" },
                     { "differs", PCF_DEVIATES, "GROUP-14", "the ranks got different results" },
-                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+                    G_DESTRUCT } },
     { .id = "pmi2/group/add-members",
       .desc = "two collective leaders, one of them adds the other ranks, which send method=member",
       .clause = "GROUP-12",
@@ -722,7 +612,7 @@ static const pcf_case cases[] = {
       .outcomes = { G_OUTCOMES,
                     { "early", PCF_DEVIATES, "GROUP-13", "completed before the added members arrived" },
                     { "differs", PCF_DEVIATES, "GROUP-14", "the ranks got different results" },
-                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+                    G_DESTRUCT } },
     { .id = "pmi2/group/concurrent",
       .desc = "two groups of the same ranks under construction at once get two different ctxids",
       .clause = "GROUP-15",
@@ -731,7 +621,7 @@ static const pcf_case cases[] = {
       .outcomes = { G_OUTCOMES,
                     { "same-ctxid", PCF_DEVIATES, NULL, "two groups share a ctxid" },
                     { "differs", PCF_DEVIATES, "GROUP-14", "the ranks got different results" },
-                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+                    G_DESTRUCT } },
     { .id = "pmi2/group/canonical-order",
       .desc = "leaders listed backwards and arriving backwards: members and contributions come sorted",
       .clause = "GROUP-7",
@@ -739,21 +629,21 @@ static const pcf_case cases[] = {
       .flags = PCF_V2, .min_ranks = 2, .run = run_canonical,
       .outcomes = { G_OUTCOMES,
                     { "info-order", PCF_FAIL, "GROUP-22", "contributions out of order (the server MUST of GROUP-22)" },
-                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+                    G_DESTRUCT } },
     { .id = "pmi2/group/info-visible",
       .desc = "a leader's and an added member's pairs (';', '=', empty values) reach both byte for byte",
       .clause = "GROUP-22",
       .expected = "infocount=8 and every infoproc/infokey/infoval as sent, in canonical order",
       .flags = PCF_V2, .min_ranks = 2, .run = run_info,
       .outcomes = { G_OUTCOMES, G_FUNNEL,
-                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+                    G_DESTRUCT } },
     { .id = "pmi2/group/get",
       .desc = "group-get: another member's pair, a missing key, and a process outside the group",
       .clause = "GROUP-23",
       .expected = "found=TRUE;value=<v>, then rc=0;found=FALSE; outside: rc=1;reason=unknown",
       .flags = PCF_V2, .min_ranks = 3, .run = run_get,
       .outcomes = { G_OUTCOMES, G_FUNNEL,
-                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+                    G_DESTRUCT } },
     { .id = "pmi2/group/destruct-reuse",
       .desc = "destruct waits for every member; the group is gone and its name built again with a new ctxid",
       .clause = "GROUP-27",
@@ -777,6 +667,6 @@ static const pcf_case cases[] = {
       .flags = PCF_V2, .run = run_limits,
       .outcomes = { G_OUTCOMES,
                     { "below-limit", PCF_DEVIATES, NULL, "refused with reason=limit below the minimum" },
-                    { "destruct-failed", PCF_DEVIATES, "GROUP-27", "group-destruct refused" } } },
+                    G_DESTRUCT } },
 };
 PCF_CASES(cases)
