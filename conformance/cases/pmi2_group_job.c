@@ -503,8 +503,15 @@ static void run_leader_exits(pcf_ctx *c)
             goto out;
         gm_free(ev);
         ev = NULL;
-        if (g_event(&x, "complete", grp, &ev) ||
-            g_failure(&x, ev, "event=complete after the leader ended", 1, "exited", child))
+        /* the helper ends right after the sync: its end is news the server
+         * passes on, so the event has 5 s, not the case deadline (a server
+         * that never sends it FAILs here instead of timing out) */
+        int w = g_wait_until(&x, "group-event", NULL, "complete", grp,
+                             pws_now_usec() + 5000ull * 1000, true, &ev);
+        if (w == 1)
+            g_fail(&x, "no-complete", "no event=complete within 5 s of the leader's end (it "
+                                      "accepted, GROUP-21)");
+        if (w || g_failure(&x, ev, "event=complete after the leader ended", 1, "exited", child))
             goto out;
         if (g_destruct_ok_tmo(&x, sync, "3000"))
             goto out;
