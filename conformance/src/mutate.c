@@ -564,19 +564,30 @@ static int load_expect(const mopts *o)
         }
         m->expect_seconds = pcf_json_number(pcf_json_get(e, "seconds"));
         /* FAILs first; a TIMEOUT kill costs the whole case deadline, so one
-         * is rerun only when nothing else caught the mutant */
+         * is rerun only when nothing else caught the mutant.  Within each
+         * verdict the cases that grade the mutant's own clause come first:
+         * in a full run a case may fail only because the case before it in
+         * the same launch left the job broken (a barrier that lets ranks
+         * through early upsets every PMI-1 case after it), and alone it
+         * would not catch the mutant. */
         static const char *const order[] = { "FAIL", "NON-STRICT", "FLAKY", "TIMEOUT" };
-        for (size_t pass = 0; pass < sizeof order / sizeof order[0]; pass++)
+        for (size_t pass = 0; pass < 2 * (sizeof order / sizeof order[0]); pass++) {
+            bool own = pass % 2 == 0;
             for (size_t j = 0; j < nk && m->nglobs < MAX_KILLERS_EXPECT &&
-                               !(pass == 3 && m->nglobs); j++) {
+                               !(pass / 2 == 3 && m->nglobs); j++) {
                 const char *id;
                 const pcf_jv *v = pcf_json_member(k, j, &id);
                 const char *vs = pcf_json_string(v);
-                if (!id || !vs || strcmp(vs, order[pass]) != 0)
+                if (!id || !vs || strcmp(vs, order[pass / 2]) != 0)
+                    continue;
+                const pcf_entry *ce = pcf_case_find(id);
+                bool grades = ce && ce->c->clause && strcmp(ce->c->clause, m->clause) == 0;
+                if (grades != own)
                     continue;
                 m->globs = xrealloc(m->globs, (m->nglobs + 1) * sizeof *m->globs);
                 m->globs[m->nglobs++] = xstrdup(id);
             }
+        }
     }
     pcf_json_free(root);
     return 0;
