@@ -6,6 +6,7 @@
  *
  * Only this header, the codec and the port (groups.h says why). */
 #include "groups.h"
+#include "strutil.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -131,16 +132,6 @@ static void glog(pms_groups *g, const char *fmt, ...)
     g->port.log(g->port.ctx, b);
 }
 
-static char *dupn(const char *p, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        if (n)
-            memcpy(d, p, n);
-        d[n] = 0;
-    }
-    return d;
-}
 
 static const char *keep(gscratch *s, char *str)
 {
@@ -293,8 +284,8 @@ static int info_append(ginfo *dst, const ginfo *src)
     dst->p = np;
     for (size_t i = 0; i < src->n; i++) {
         gpair q = src->p[i];
-        q.key = dupn(q.key, q.klen);
-        q.val = dupn(q.val, q.vlen);
+        q.key = pms_strndup(q.key, q.klen);
+        q.val = pms_strndup(q.val, q.vlen);
         if (!q.key || !q.val) {
             free(q.key);
             free(q.val);
@@ -519,8 +510,8 @@ static void parse_info(pms_groups *g, const pmc_msg *m, gproc who, ginfo *out, g
         }
         gpair *q = &out->p[out->n];
         q->who = who;
-        q->key = dupn(k.ptr, k.len);
-        q->val = dupn(v.ptr, v.len);
+        q->key = pms_strndup(k.ptr, k.len);
+        q->val = pms_strndup(v.ptr, v.len);
         q->klen = k.len;
         q->vlen = v.len;
         out->n++;
@@ -573,12 +564,12 @@ static void put_result(pms_groups *g, pmc_enc *e, gscratch *s, const ggroup *gr)
         const gpair *q = &gr->info.p[i];
         char k[32];
         snprintf(k, sizeof k, "infoproc%zu", i);
-        pmc_enc_str(e, keep(s, dupn(k, strlen(k))), keep(s, proc_text(g, q->who)));
+        pmc_enc_str(e, keep(s, pms_strndup(k, strlen(k))), keep(s, proc_text(g, q->who)));
         snprintf(k, sizeof k, "infokey%zu", i);
-        pmc_enc_slice(e, pmc_slice_cstr(keep(s, dupn(k, strlen(k)))),
+        pmc_enc_slice(e, pmc_slice_cstr(keep(s, pms_strndup(k, strlen(k)))),
                       (pmc_slice){ q->key, q->klen });
         snprintf(k, sizeof k, "infoval%zu", i);
-        pmc_enc_slice(e, pmc_slice_cstr(keep(s, dupn(k, strlen(k)))),
+        pmc_enc_slice(e, pmc_slice_cstr(keep(s, pms_strndup(k, strlen(k)))),
                       (pmc_slice){ q->val, q->vlen });
     }
 }
@@ -1039,7 +1030,7 @@ void pms_groups_construct(pms_groups *g, pms_job *j, int rank, const pmc_msg *m)
         set_err(&e, 3, "limit", "at most %d groups exist at once", G_GROUPS_MAX);
         goto answer;
     }
-    if (m->thrid.ptr && !(x->thrid = dupn(m->thrid.ptr, m->thrid.len))) {
+    if (m->thrid.ptr && !(x->thrid = pms_strndup(m->thrid.ptr, m->thrid.len))) {
         set_err(&e, 1, "limit", "out of memory");
         goto answer;
     }
@@ -1219,7 +1210,7 @@ void pms_groups_invite(pms_groups *g, pms_job *j, int rank, const pmc_msg *m)
     c = calloc(1, sizeof *c);
     if (c)
         c->inv = calloc(inv.n ? inv.n : 1, sizeof *c->inv);
-    if (!c || !c->inv || (m->thrid.ptr && !(l->thrid = dupn(m->thrid.ptr, m->thrid.len)))) {
+    if (!c || !c->inv || (m->thrid.ptr && !(l->thrid = pms_strndup(m->thrid.ptr, m->thrid.len)))) {
         if (c)
             free(c->inv);
         free(c);
@@ -1361,7 +1352,7 @@ void pms_groups_destruct(pms_groups *g, pms_job *j, int rank, const pmc_msg *m)
         goto answer;
     }
     gpart *p = calloc(1, sizeof *p);
-    if (!p || (m->thrid.ptr && !(p->thrid = dupn(m->thrid.ptr, m->thrid.len)))) {
+    if (!p || (m->thrid.ptr && !(p->thrid = pms_strndup(m->thrid.ptr, m->thrid.len)))) {
         free(p);
         set_err(&e, 1, "limit", "out of memory");
         goto answer;

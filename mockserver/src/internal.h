@@ -5,6 +5,7 @@
 #include "pmiserver/server.h"
 #include "kvs.h"
 #include "persona.h"
+#include "strutil.h"
 #include "tls.h"
 
 #include <stdarg.h>
@@ -306,7 +307,5 @@ const char *pms_group_error_reason(const pms_conn *c, pmc_wire wire, pmc_slice c
 void pms_group_conn_gone(pms_conn *c);        /* an identified connection closed */
 void pms_group_rank_gone(pms_job *j, int rank); /* a rank ended (no connection) */
 
-/* string helpers */
-char *pms_strndup(const char *p, size_t n);
 
 #endif

@@ -1,5 +1,6 @@
 /* Hash map behind the KVS, node attributes and name service. */
 #include "kvs.h"
+#include "strutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,17 +46,6 @@ static long find(const pms_kvs *k, const char *key, size_t klen, uint32_t h)
     }
 }
 
-static char *dup(const char *p, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        if (n)
-            memcpy(d, p, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
 int pms_kvs_put(pms_kvs *k, const char *key, size_t klen, const char *val, size_t vlen,
                 bool replace)
 {
@@ -64,7 +54,7 @@ int pms_kvs_put(pms_kvs *k, const char *key, size_t klen, const char *val, size_
     if (at >= 0) {
         if (!replace)
             return 0;
-        char *nv = dup(val, vlen);
+        char *nv = pms_strndup(val, vlen);
         if (!nv)
             return -1;
         free(k->items[at].val);
@@ -83,7 +73,7 @@ int pms_kvs_put(pms_kvs *k, const char *key, size_t klen, const char *val, size_
     /* keep the index at most half full (dead items count: they hold slots) */
     if ((k->n + 1) * 2 > k->idxcap && reindex(k, k->idxcap ? k->idxcap * 2 : 32) < 0)
         return -1;
-    pms_kv kv = { dup(key, klen), klen, dup(val, vlen), vlen, h, false };
+    pms_kv kv = { pms_strndup(key, klen), klen, pms_strndup(val, vlen), vlen, h, false };
     if (!kv.key || !kv.val) {
         free(kv.key);
         free(kv.val);
