@@ -196,6 +196,14 @@ static void greq_free(greq *g)
     free(g->lists[1]);
 }
 
+/* A request given up before it was sent: its builder and lists go, rc comes back. */
+static int greq_drop(greq *g, int rc)
+{
+    pmc_enc_abandon(&g->e);
+    greq_free(g);
+    return rc;
+}
+
 /* GROUP-22: infocount, infokey<i>, infoval<i>. */
 static int add_info(greq *g, const PMI2_keyval_t info[], int ninfo)
 {
@@ -328,41 +336,35 @@ static int construct(const char *grp, const char *method, const char *const lead
     if (rc != PMI2_SUCCESS)
         return rc;
     if (timeout_ms < 0 || nmembers < 0 || (nmembers > 0 && !members)) {
-        pmc_enc_abandon(&g.e);
-        return local_fail(PMI2_ERR_INVALID_ARG, "invalid", "bad timeout or members");
+        return greq_drop(&g, local_fail(PMI2_ERR_INVALID_ARG, "invalid",
+                                        "bad timeout or members"));
     }
     pmc_enc_str(&g.e, "method", method);
     if (strcmp(method, "collective") == 0) {
         if (nleaders < 1 || !leaders ||
             !(g.lists[0] = join_list(leaders, nleaders, "leaders", &rc))) {
-            pmc_enc_abandon(&g.e);
-            greq_free(&g);
-            return nleaders < 1 || !leaders
-                       ? local_fail(PMI2_ERR_INVALID_ARG, "invalid", "no leaders")
-                       : rc;
+            return greq_drop(&g, nleaders < 1 || !leaders
+                                     ? local_fail(PMI2_ERR_INVALID_ARG, "invalid", "no leaders")
+                                     : rc);
         }
         pmc_enc_str(&g.e, "leaders", g.lists[0]);
     } else if (strcmp(method, "bootstrap") == 0) {
         if (nleaders < 1) {
-            pmc_enc_abandon(&g.e);
-            return local_fail(PMI2_ERR_INVALID_ARG, "invalid", "nleaders %d < 1", nleaders);
+            return greq_drop(&g, local_fail(PMI2_ERR_INVALID_ARG, "invalid", "nleaders %d < 1",
+                                            nleaders));
         }
         pmc_enc_int(&g.e, "nleaders", nleaders);
     }
     if (nmembers > 0) {
         if (!(g.lists[1] = join_list(members, nmembers, "members", &rc))) {
-            pmc_enc_abandon(&g.e);
-            greq_free(&g);
-            return rc;
+            return greq_drop(&g, rc);
         }
         pmc_enc_str(&g.e, "members", g.lists[1]);
     }
     if (timeout_ms > 0)
         pmc_enc_int(&g.e, "timeout", timeout_ms);
     if ((rc = add_info(&g, info, ninfo)) != PMI2_SUCCESS) {
-        pmc_enc_abandon(&g.e);
-        greq_free(&g);
-        return rc;
+        return greq_drop(&g, rc);
     }
     return group_call(&g, "group-construct-response", timeout_ms, true, result);
 }
@@ -410,20 +412,17 @@ PMIC_EXPORT int PMI2X_Group_invite(const char grp[], const char *const invitees[
     if ((rc = begin(&g, "group-invite", grp)) != PMI2_SUCCESS)
         return rc;
     if (timeout_ms < 0 || ninvitees < 1 || !invitees) {
-        pmc_enc_abandon(&g.e);
-        return local_fail(PMI2_ERR_INVALID_ARG, "invalid", "bad timeout or no invitees");
+        return greq_drop(&g, local_fail(PMI2_ERR_INVALID_ARG, "invalid",
+                                        "bad timeout or no invitees"));
     }
     if (!(g.lists[0] = join_list(invitees, ninvitees, "invitees", &rc))) {
-        pmc_enc_abandon(&g.e);
-        return rc;
+        return greq_drop(&g, rc);
     }
     pmc_enc_str(&g.e, "members", g.lists[0]);
     if (timeout_ms > 0)
         pmc_enc_int(&g.e, "timeout", timeout_ms);
     if ((rc = add_info(&g, info, ninfo)) != PMI2_SUCCESS) {
-        pmc_enc_abandon(&g.e);
-        greq_free(&g);
-        return rc;
+        return greq_drop(&g, rc);
     }
     return group_call(&g, "group-invite-response", timeout_ms, true, result);
 }
@@ -438,9 +437,7 @@ PMIC_EXPORT int PMI2X_Group_join(const char grp[], int accept, const PMI2_keyval
     pmc_enc_bool(&g.e, "accept", accept != 0);
     /* GROUP-22: only an accepting join contributes. */
     if (accept && (rc = add_info(&g, info, ninfo)) != PMI2_SUCCESS) {
-        pmc_enc_abandon(&g.e);
-        greq_free(&g);
-        return rc;
+        return greq_drop(&g, rc);
     }
     return group_call(&g, "group-join-response", 0, false, NULL);
 }
@@ -526,8 +523,8 @@ PMIC_EXPORT int PMI2X_Group_destruct(const char grp[], int timeout_ms,
     if (rc != PMI2_SUCCESS)
         return rc;
     if (timeout_ms < 0) {
-        pmc_enc_abandon(&g.e);
-        return local_fail(PMI2_ERR_INVALID_ARG, "invalid", "timeout %d < 0", timeout_ms);
+        return greq_drop(&g, local_fail(PMI2_ERR_INVALID_ARG, "invalid", "timeout %d < 0",
+                                        timeout_ms));
     }
     if (timeout_ms > 0)
         pmc_enc_int(&g.e, "timeout", timeout_ms);
