@@ -155,6 +155,8 @@ static pmc_cmd lookup_group(const char *s, size_t len)
         { "get-response", PMC_V2_GROUP_GET_RESPONSE },
         { "event", PMC_V2_GROUP_EVENT },
     };
+    if (memcmp(s, "group-", 6) != 0)
+        return PMC_CMD_UNKNOWN;
     s += 6;
     len -= 6;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -165,7 +167,7 @@ static pmc_cmd lookup_group(const char *s, size_t len)
 
 static pmc_cmd lookup_v2(const char *s, size_t len)
 {
-    if (len > 6 && memcmp(s, "group-", 6) == 0)
+    if (len > 6 && s[0] == 'g') /* no other PMI-2 command starts with g: cheap on the hot path */
         return lookup_group(s, len);
     switch (len) {
     case 4:
