@@ -72,21 +72,30 @@ if command -v mpiexec.hydra >/dev/null; then
 else
     echo "publish: mpiexec.hydra not found; its report is not regenerated" >&2
 fi
-# Slurm 22.05 (srun --mpi=pmi2), PMI-2 and PMI-1 as it serves them, on a
-# throwaway one-node cluster; a step Slurm leaves completing is recovered by
-# resetting the cluster between launches (and graded ERR-18).
+# Slurm 22.05 (srun --mpi=pmi2), PMI-2 and PMI-1 as it serves them, on
+# throwaway one-node clusters, one per launch slot ({slot}: three launches at
+# once, each on a cluster of its own); a step Slurm leaves completing is
+# recovered by resetting that slot's cluster (and graded ERR-18).
+SLURM_SLOTS=3
 if ! want slurm-22.05; then
     :
 elif command -v srun >/dev/null && [ "$(id -u)" -eq 0 ]; then
     cluster=$(mktemp -d /tmp/pcf-publish-slurm-XXXXXX)
-    if env_line=$(scripts/slurm-cluster.sh up "$cluster") && eval "$env_line"; then
-        SLURM_OVERCOMMIT=1 server slurm-22.05 "srun --mpi=pmi2 -n {n}" --timeout 2 \
-            --recover "'$PWD/scripts/slurm-cluster.sh' reset '$cluster' >/dev/null 2>&1"
+    up=0
+    for i in $(seq 0 $((SLURM_SLOTS - 1))); do
+        scripts/slurm-cluster.sh up "$cluster/c$i" >/dev/null && up=$((up + 1))
+    done
+    if [ "$up" -eq "$SLURM_SLOTS" ]; then
+        SLURM_OVERCOMMIT=1 server slurm-22.05 "SLURM_CONF=$cluster/c{slot}/slurm.conf srun --mpi=pmi2 -n {n}" \
+            --jobs "$SLURM_SLOTS" --timeout 2 \
+            --recover "'$PWD/scripts/slurm-cluster.sh' reset '$cluster/c{slot}' >/dev/null 2>&1"
     else
-        echo "publish: the Slurm test cluster did not start; slurm-22.05 not regenerated" >&2
+        echo "publish: the Slurm test clusters did not start; slurm-22.05 not regenerated" >&2
         status=1
     fi
-    scripts/slurm-cluster.sh down "$cluster" >/dev/null 2>&1
+    for i in $(seq 0 $((SLURM_SLOTS - 1))); do
+        scripts/slurm-cluster.sh down "$cluster/c$i" >/dev/null 2>&1
+    done
     rm -rf "$cluster"
 else
     echo "publish: srun not found (or not root); slurm-22.05 is not regenerated" >&2

@@ -157,7 +157,8 @@ int pcf_run_orchestrated(const pcf_opts *o); /* --launch */
  * proxies run in sessions of their own).  adopt: orphans of launches become
  * the orchestrator's children; tag/mark: a launch's environment tag (mark in
  * the forked child); reap: kill and reap the children that carry the tag
- * (NULL: every child), returns how many were killed. */
+ * (NULL: any tag of this run; what --recover started is not tagged and
+ * stays), returns how many were killed. */
 void pcf_strays_adopt(void);
 void pcf_strays_tag(char *tag, size_t n, unsigned serial);
 void pcf_strays_mark(const char *tag);

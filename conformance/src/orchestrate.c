@@ -120,7 +120,8 @@ static void shquote(char **buf, size_t *len, size_t *cap, const char *s)
 }
 
 /* The template with {n} replaced. */
-static char *expand(const char *tmpl, int np)
+/* TEMPLATE with {n} = np ranks and {slot} = the slot the launch runs on. */
+static char *expand(const char *tmpl, int np, int slot)
 {
     size_t cap = strlen(tmpl) + 64, k = 0;
     char *out = malloc(cap);
@@ -130,6 +131,9 @@ static char *expand(const char *tmpl, int np)
         if (strncmp(p, "{n}", 3) == 0) {
             k += (size_t)snprintf(out + k, cap - k, "%d", np);
             p += 3;
+        } else if (strncmp(p, "{slot}", 6) == 0) {
+            k += (size_t)snprintf(out + k, cap - k, "%d", slot);
+            p += 6;
         } else {
             out[k++] = *p++;
         }
@@ -304,12 +308,15 @@ static void log_excerpt(const char *path, char *buf, size_t n)
  * (--jobs); each has its own results file and log. */
 typedef struct running {
     size_t k;              /* index of its launch in the plan */
+    int slot;              /* {slot}: the server it runs on (0 without {slot}) */
     pid_t pid;
     char res[1200], log[1200];
     unsigned start_ms;     /* no rank by then: stuck */
+    unsigned quick_ms;     /* no rank by then and the launcher has spoken: stuck (0: none) */
     unsigned exit_ms;      /* every rank ended: the launcher returns by then, or is stuck */
     uint64_t t0, budget, last_growth, done_at, ended_at, last_check;
     off_t last_size;
+    off_t log_shown;       /* --verbose: how much of the log is on stderr */
     bool contended;        /* another launch ran while this one waited for its first rank */
     char tag[48];          /* marks every process of the launch (strays.c) */
     launch_outcome out;
@@ -321,7 +328,7 @@ static bool launch_begin(const pcf_opts *o, const launch *L, const char *self, r
     launch_outcome *out = &rn->out;
     memset(out, 0, sizeof *out);
     out->how = L_FAILED;
-    char *cmd = expand(o->launch, L->np);
+    char *cmd = expand(o->launch, L->np, rn->slot);
     if (!cmd)
         return false;
     size_t len = strlen(cmd), cap = len + 1;
@@ -373,8 +380,8 @@ static bool launch_begin(const pcf_opts *o, const launch *L, const char *self, r
         signal(SIGHUP, SIG_DFL);
         /* stdout carries the report alone: what the launcher and the job
          * print (mpiexec's "BAD TERMINATION" banners, its diagnostics) goes
-         * to the launch's log, or to stderr with --verbose */
-        int lf = o->verbose ? -1 : open(rn->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+         * to the launch's log (copied to stderr as it grows with --verbose) */
+        int lf = open(rn->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (lf >= 0)
             dup2(lf, 2);
         dup2(2, 1);
@@ -393,9 +400,27 @@ static bool launch_begin(const pcf_opts *o, const launch *L, const char *self, r
     return true;
 }
 
+/* --verbose: what the launch's log gained since last time, to stderr. */
+static void show_log(running *rn)
+{
+    int fd = open(rn->log, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[8192];
+    ssize_t k;
+    while ((k = pread(fd, buf, sizeof buf, rn->log_shown)) > 0) {
+        fwrite(buf, 1, (size_t)k, stderr);
+        rn->log_shown += k;
+    }
+    close(fd);
+    fflush(stderr);
+}
+
 /* Look at a launch once: true when it has ended (by itself or killed). */
 static bool launch_step(const pcf_opts *o, const launch *L, running *rn, uint64_t run_deadline)
 {
+    if (o->verbose)
+        show_log(rn);
     launch_outcome *out = &rn->out;
     int st;
     pid_t w = waitpid(rn->pid, &st, WNOHANG);
@@ -432,6 +457,14 @@ static bool launch_step(const pcf_opts *o, const launch *L, running *rn, uint64_
     } else if (!out->info.alive && now - rn->t0 >= (uint64_t)rn->start_ms * 1000) {
         why = L_NOSTART;
         out->waited_ms = rn->start_ms;
+    } else if (!out->info.alive && rn->quick_ms && now - rn->t0 >= (uint64_t)rn->quick_ms * 1000 &&
+               stat(rn->log, &sb) == 0 && sb.st_size > 0) {
+        /* a launcher that starts its ranks says nothing first; one that
+         * says something (srun: "queued and waiting for resources") and
+         * starts nothing in many times the slowest start waits for the
+         * server to release the last job */
+        why = L_NOSTART;
+        out->waited_ms = rn->quick_ms;
     } else if (rn->ended_at && now - rn->ended_at >= (uint64_t)rn->exit_ms * 1000) {
         why = L_HUNG_EXIT;
         out->waited_ms = rn->exit_ms;
@@ -459,9 +492,11 @@ static bool launch_step(const pcf_opts *o, const launch *L, running *rn, uint64_
 }
 
 /* The final word of the results file into rs, and no rank of it left running. */
-static void launch_finish(running *rn, pcf_results *rs)
+static void launch_finish(const pcf_opts *o, running *rn, pcf_results *rs)
 {
     launch_outcome *out = &rn->out;
+    if (o->verbose)
+        show_log(rn);
     pcf_resfile_read(rn->res, rs, &out->info);
     if (out->info.alive && !out->start_us)
         out->start_us = 1;
@@ -477,7 +512,7 @@ static void run_launch(const pcf_opts *o, const launch *L, running *rn, const ch
         return;
     while (!launch_step(o, L, rn, run_deadline))
         sleep_ms(POLL_MS);
-    launch_finish(rn, rs);
+    launch_finish(o, rn, rs);
 }
 
 static void remove_run_dir(const char *dir)
@@ -508,34 +543,55 @@ static void blame_wedge(pcf_results *rs, const pcf_entry *e, const char *what)
     pcf_result_regrade(r, PCF_FAIL, "server-wedged", "ERR-18", why);
 }
 
-/* Run the --recover command; true when it succeeded. */
-static bool recover(const pcf_opts *o)
+/* Start the --recover command for the server of `slot`: its pid, or -1. */
+static pid_t recover_start(const pcf_opts *o, int slot)
 {
     if (!o->recover)
-        return false;
-    pcf_notice(o, "recovering the server: %s", o->recover);
+        return -1;
+    char *cmd = expand(o->recover, 0, slot);
+    if (!cmd)
+        return -1;
+    pcf_notice(o, "recovering the server: %s", cmd);
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
         dup2(2, 1);
-        execl("/bin/sh", "sh", "-c", o->recover, (char *)NULL);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
-    if (pid < 0)
-        return false;
-    setpgid(pid, pid);
-    uint64_t dl = pws_deadline_ms(120000);
+    free(cmd);
+    if (pid > 0)
+        setpgid(pid, pid);
+    return pid;
+}
+
+/* How long --recover may take. */
+enum { RECOVER_MS = 120000 };
+
+/* Has recovery `pid` ended (waiting for it when `wait`)?  1: it succeeded,
+ * 0: it failed or was killed at `dl` or on a stop signal, -1: it runs. */
+static int recover_poll(pid_t pid, uint64_t dl, bool wait)
+{
     for (;;) {
         int st;
         if (waitpid(pid, &st, WNOHANG) == pid)
             return WIFEXITED(st) && WEXITSTATUS(st) == 0;
         if (stop_signal || pws_now_usec() >= dl) {
             kill_launch(pid);
-            return false;
+            return 0;
         }
+        if (!wait)
+            return -1;
         sleep_ms(50);
     }
+}
+
+/* Run the --recover command for the server of `slot`; true when it succeeded. */
+static bool recover(const pcf_opts *o, int slot)
+{
+    pid_t pid = recover_start(o, slot);
+    return pid > 0 && recover_poll(pid, pws_deadline_ms(RECOVER_MS), true) == 1;
 }
 
 static void skip_rest(pcf_results *rs, const launch *L, const char *why)
@@ -558,6 +614,18 @@ static unsigned start_timeout(const pcf_opts *o, uint64_t slowest_start_us)
         return 60000;
     uint64_t ms = slowest_start_us / 1000 * 5;
     return ms > 10000 ? (unsigned)ms : 10000;
+}
+
+/* The start timeout once the launcher has spoken without starting a rank
+ * (launch_step): ten times the slowest start seen, at least 2 s, never more
+ * than the plain one; none with --start-timeout or before a first start. */
+static unsigned quick_start_timeout(const pcf_opts *o, uint64_t slowest_start_us)
+{
+    if (o->start_ms || !slowest_start_us)
+        return 0;
+    uint64_t ms = slowest_start_us / 1000 * 10;
+    unsigned plain = start_timeout(o, slowest_start_us);
+    return ms < 2000 ? 2000 : ms > plain ? plain : (unsigned)ms;
 }
 
 /* Why the cases left were not run: a signal or --deadline stopped the run. */
@@ -620,7 +688,16 @@ typedef struct orch {
     int harness;             /* a launch could not be started */
     uint64_t slowest_start;
     uint64_t slowest_exit;   /* every rank ended to the launcher's return, the most seen */
-    const pcf_entry *prev_last; /* the last case of the launch that ended last */
+    /* per slot: the last case of the launch that ended last there (a
+     * launch that then starts no rank there charges it with the wedge) */
+    const pcf_entry *prev_last[MAX_JOBS];
+    /* the template names {slot}: each slot is a server of its own (a
+     * cluster, a node), one launch at a time on each; a slot whose server
+     * is being recovered runs nothing until the recovery ends, the others
+     * go on */
+    bool slotted;
+    pid_t recovering[MAX_JOBS];
+    uint64_t recover_dl[MAX_JOBS];
     char dead[1400];         /* why no launch can run any more */
     bool stopped;            /* by a signal or --deadline */
     /* launches whose job never got through the harness's start-up, by
@@ -643,6 +720,35 @@ static unsigned exit_timeout(const orch *S)
         return EXIT_GRACE_MS;
     uint64_t ms = S->slowest_exit / 1000 * 5;
     return ms < EXIT_MIN_MS ? EXIT_MIN_MS : ms > EXIT_GRACE_MS ? EXIT_GRACE_MS : (unsigned)ms;
+}
+
+/* Recover the server of `slot`: at once without {slot}; with it in the
+ * background (true: the next launch there tells whether it worked). */
+static bool orch_recover(orch *S, int slot)
+{
+    if (!S->slotted)
+        return recover(S->o, slot);
+    pid_t pid = recover_start(S->o, slot);
+    if (pid <= 0)
+        return false;
+    S->recovering[slot] = pid;
+    S->recover_dl[slot] = pws_deadline_ms(RECOVER_MS);
+    return true;
+}
+
+/* The background recoveries that ended (all of them, waiting, with `wait`). */
+static void poll_recoveries(orch *S, bool wait)
+{
+    for (int slot = 0; slot < MAX_JOBS; slot++) {
+        if (!S->recovering[slot])
+            continue;
+        int r = recover_poll(S->recovering[slot], S->recover_dl[slot], wait);
+        if (r < 0)
+            continue;
+        if (r == 0)
+            pcf_notice(S->o, "the recovery of slot %d failed", slot);
+        S->recovering[slot] = 0;
+    }
 }
 
 /* Put a launch in the plan before every launch not yet started. */
@@ -785,8 +891,10 @@ static void finished(orch *S, running *rn)
     const pcf_resinfo *in = &out->info;
     if (o->verbose)
         pcf_notice(o, "launch %zu (%zu case(s), %d ranks): %s after %.1f s "
-                   "(ranks up after %.1f s)%s%s", rn->k, cur->n, cur->np, end_name(out->how),
+                   "(ranks up after %.1f s, launcher back %.2f s after the last)%s%s", rn->k,
+                   cur->n, cur->np, end_name(out->how),
                    (double)(pws_now_usec() - rn->t0) / 1e6, (double)out->start_us / 1e6,
+                   (double)out->exit_lag_us / 1e6,
                    in->lost ? "; control channel lost after " : "",
                    in->lost ? in->lost_after : "");
     int st = out->status;
@@ -823,23 +931,24 @@ static void finished(orch *S, running *rn)
     }
 
     if (out->how == L_NOSTART) {
-        S->jobs = 1; /* what follows is judged one launch at a time */
+        if (!S->slotted)
+            S->jobs = 1; /* what follows is judged one launch at a time */
         /* The launcher started no rank: the server has not released the
          * job before (a step still completing, a node still busy).  That
          * is a finding about the launch before; then recover and try
          * once more, or give up on the cases left. */
-        pcf_notice(o, "no rank of the launch started within %u s%s", rn->start_ms / 1000,
+        pcf_notice(o, "no rank of the launch started within %u s%s", out->waited_ms / 1000,
                    cur->retries ? " (second try)" : "");
-        if (S->prev_last) {
+        if (S->prev_last[rn->slot]) {
             char what[1600];
             snprintf(what, sizeof what,
                      "the server did not release the job after this case: the next launch "
-                     "started no rank within %u s%s%s", rn->start_ms / 1000,
+                     "started no rank within %u s%s%s", out->waited_ms / 1000,
                      said[0] ? "; the launcher said:\n" : "", said);
-            blame_wedge(&S->rs, S->prev_last, what);
-            S->prev_last = NULL; /* blamed once */
+            blame_wedge(&S->rs, S->prev_last[rn->slot], what);
+            S->prev_last[rn->slot] = NULL; /* blamed once */
         }
-        bool recovered = recover(o);
+        bool recovered = orch_recover(S, rn->slot);
         /* one more try; two after a recovery that said it worked */
         if (cur->retries < (recovered ? 2 : 1) && (recovered || !o->recover)) {
             launch again = *cur;
@@ -850,7 +959,7 @@ static void finished(orch *S, running *rn)
         } else {
             snprintf(S->dead, sizeof S->dead,
                      "not run: the server accepted no further launch (no rank started within "
-                     "%u s%s)%s%s", rn->start_ms / 1000,
+                     "%u s%s)%s%s", out->waited_ms / 1000,
                      o->recover ? ", also after --recover" : "; --recover CMD can restore it",
                      said[0] ? "; the launcher said:\n" : "", said);
             skip_rest(&S->rs, cur, S->dead);
@@ -961,8 +1070,8 @@ static void finished(orch *S, running *rn)
         last = NULL;
     }
     if (out->how == L_HUNG_EXIT) /* the server kept the job: restore it now, not after a stuck start */
-        recover(o);
-    S->prev_last = alone ? NULL : last; /* a wedge now is the shared launch's, run again */
+        orch_recover(S, rn->slot);
+    S->prev_last[rn->slot] = alone ? NULL : last; /* a wedge now is the shared launch's, run again */
 
     /* cases that never started: a launch of their own, unless this one
      * ran none of them either (then once more, then the reason) */
@@ -1034,6 +1143,18 @@ static void show_progress(const orch *S, const running *act, int nact)
         pcf_progress_note(o, "%s", note);
 }
 
+/* The lowest slot no launch in flight runs on and no recovery holds. */
+static int free_slot(const orch *S, const running *act, int nact)
+{
+    for (int slot = 0;; slot++) {
+        int used = S->recovering[slot] != 0;
+        for (int i = 0; i < nact; i++)
+            used |= act[i].slot == slot;
+        if (!used)
+            return slot;
+    }
+}
+
 int pcf_run_orchestrated(const pcf_opts *o)
 {
     size_t nall;
@@ -1053,6 +1174,7 @@ int pcf_run_orchestrated(const pcf_opts *o)
     const char *self = self_path(o->argv0, selfbuf, sizeof selfbuf);
     int np = o->np > 0 ? o->np : 4;
     S.jobs = o->jobs > 0 ? o->jobs : default_jobs(o);
+    S.slotted = strstr(o->launch, "{slot}") != NULL;
 
     struct sigaction sa = { .sa_handler = on_stop };
     sigemptyset(&sa.sa_mask);
@@ -1071,7 +1193,11 @@ int pcf_run_orchestrated(const pcf_opts *o)
         /* until a launch has started a rank, one at a time: the first
          * launch tells how long a start takes (and whether one can) */
         int slots = S.slowest_start ? S.jobs : 1;
-        while (nact < slots && nact < MAX_JOBS && S.next < S.nl) {
+        poll_recoveries(&S, false);
+        int held = 0; /* slots whose server is being recovered */
+        for (int slot = 0; slot < MAX_JOBS; slot++)
+            held += S.recovering[slot] != 0;
+        while (nact + held < slots && nact < MAX_JOBS && S.next < S.nl) {
             size_t k = S.next++;
             launch *cur = &S.L[k];
             if (!S.dead[0] && (stop_signal || (S.run_deadline && pws_now_usec() >= S.run_deadline))) {
@@ -1101,7 +1227,9 @@ int pcf_run_orchestrated(const pcf_opts *o)
             running *rn = &act[nact];
             memset(rn, 0, sizeof *rn);
             rn->k = k;
+            rn->slot = S.slotted ? free_slot(&S, act, nact) : 0;
             rn->start_ms = start_timeout(o, S.slowest_start);
+            rn->quick_ms = quick_start_timeout(o, S.slowest_start);
             rn->exit_ms = exit_timeout(&S);
             snprintf(rn->res, sizeof rn->res, "%s/launch-%zu.results", dir, k);
             snprintf(rn->log, sizeof rn->log, "%s/launch-%zu.log", dir, k);
@@ -1117,15 +1245,18 @@ int pcf_run_orchestrated(const pcf_opts *o)
             running *rn = &act[i];
             if (!rn->out.info.alive) {
                 /* waiting while another launch's ranks run: a launcher
-                 * that runs one job at a time, not a stuck server */
-                for (int j = 0; j < nact; j++)
+                 * that runs one job at a time, not a stuck server (with
+                 * {slot}, the others run on servers of their own) */
+                for (int j = 0; j < nact && !S.slotted; j++)
                     if (j != i && act[j].out.info.alive && !act[j].ended_at)
                         rn->contended = true;
-                if (!o->start_ms && S.slowest_start)
+                if (!o->start_ms && S.slowest_start) {
                     rn->start_ms = start_timeout(o, S.slowest_start);
+                    rn->quick_ms = quick_start_timeout(o, S.slowest_start);
+                }
             }
             if (launch_step(o, &S.L[rn->k], rn, S.run_deadline)) {
-                launch_finish(rn, &S.rs);
+                launch_finish(o, rn, &S.rs);
                 finished(&S, rn);
                 act[i] = act[--nact];
             } else {
@@ -1137,20 +1268,25 @@ int pcf_run_orchestrated(const pcf_opts *o)
             last_shown = now;
             show_progress(&S, act, nact);
         }
-        if (nact)
+        if (nact || held)
             sleep_ms(POLL_MS);
     }
+    poll_recoveries(&S, true); /* the probes below, the next run, find them done */
     /* Did the server release the last job?  A launch that runs no case
-     * (handshake, finalize) tells, as the next launch would have. */
-    if (S.prev_last && !S.stopped && !S.dead[0] &&
-        !(S.run_deadline && pws_now_usec() >= S.run_deadline)) {
+     * (handshake, finalize) tells, as the next launch would have; with
+     * {slot}, on every slot whose last launch ended after a case. */
+    for (int slot = 0; slot < MAX_JOBS; slot++) {
+        if (!S.prev_last[slot] || S.stopped || S.dead[0] ||
+            (S.run_deadline && pws_now_usec() >= S.run_deadline))
+            continue;
         launch probe = { .pmi = 2, .np = 1, .budget_ms = 60000 };
         static const pcf_entry *none[1];
         probe.cases = none;
-        running rn = { 0 };
+        running rn = { .slot = slot };
         snprintf(rn.res, sizeof rn.res, "%s/probe.results", dir);
         snprintf(rn.log, sizeof rn.log, "%s/probe.log", dir);
         rn.start_ms = start_timeout(o, S.slowest_start ? S.slowest_start : 1);
+        rn.quick_ms = quick_start_timeout(o, S.slowest_start);
         rn.exit_ms = exit_timeout(&S);
         pcf_progress_note(o, "checking that the server released the last job");
         run_launch(o, &probe, &rn, self, S.run_deadline, NULL);
@@ -1160,10 +1296,10 @@ int pcf_run_orchestrated(const pcf_opts *o)
             char what[1600];
             snprintf(what, sizeof what,
                      "the server did not release the job after this case: a launch after it "
-                     "started no rank within %u s%s%s", rn.start_ms / 1000,
+                     "started no rank within %u s%s%s", rn.out.waited_ms / 1000,
                      said[0] ? "; the launcher said:\n" : "", said);
-            blame_wedge(&S.rs, S.prev_last, what);
-            recover(o);
+            blame_wedge(&S.rs, S.prev_last[slot], what);
+            recover(o, slot);
         }
         remove(rn.res);
         remove(rn.log);

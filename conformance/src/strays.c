@@ -8,7 +8,9 @@
  * of its launches become its children instead of init's, and marks each
  * launch's environment with a tag every descendant inherits; after a launch
  * ends, its tagged children are killed and reaped (their own children come
- * back to us in turn), and at the end of the run every child left is. */
+ * back to us in turn), and at the end of the run every tagged one left is.
+ * What --recover starts (a cluster's daemons, meant to outlive the run) has
+ * no tag and is left alone. */
 #define _GNU_SOURCE
 #include "internal.h"
 
@@ -57,6 +59,7 @@ static bool stat_of(long pid, long *ppid, char *state)
     return true;
 }
 
+/* Does pid carry launch tag `tag`, or with tag NULL any tag of this run? */
 static bool has_tag(long pid, const char *tag)
 {
     char path[64];
@@ -65,14 +68,16 @@ static bool has_tag(long pid, const char *tag)
     if (!f)
         return false;
     char want[128];
-    int wl = snprintf(want, sizeof want, TAG_VAR "=%s", tag);
+    int wl = tag ? snprintf(want, sizeof want, TAG_VAR "=%s", tag)
+                 : snprintf(want, sizeof want, TAG_VAR "=%ld.", (long)getpid());
     bool found = false;
     /* entries are NUL-separated; read them one by one */
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
     while (!found && (len = getdelim(&line, &cap, '\0', f)) > 0)
-        found = len - 1 == wl && memcmp(line, want, (size_t)wl) == 0;
+        found = tag ? len - 1 == wl && memcmp(line, want, (size_t)wl) == 0
+                    : len - 1 > wl && memcmp(line, want, (size_t)wl) == 0;
     free(line);
     fclose(f);
     return found;
@@ -102,8 +107,8 @@ int pcf_strays_reap(const char *tag)
                 }
                 continue;
             }
-            if (tag && !has_tag(pid, tag))
-                continue; /* another launch's, still running */
+            if (!has_tag(pid, tag))
+                continue; /* another launch's, or no launch's (--recover's daemons) */
             if (kill((pid_t)pid, SIGKILL) == 0) {
                 int ws;
                 while (waitpid((pid_t)pid, &ws, 0) < 0 && errno == EINTR) {

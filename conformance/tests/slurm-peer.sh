@@ -1,35 +1,39 @@
 #!/bin/sh
-# pmi2-conform against real Slurm (label peer), on the throwaway cluster that
-# the fixture test started (scripts/slurm-cluster.sh up CLUSTER_DIR).
+# pmi2-conform against real Slurm (label peer), on the throwaway clusters that
+# the fixture test started (scripts/slurm-cluster.sh up CLUSTER_DIR/c0 .. c2).
 #
 #   slurm-peer.sh MODE PMI2_CONFORM CLUSTER_DIR WORKDIR [BASELINE]
 #
-#   launch      the orchestrated run, every case, against BASELINE; a wedged
-#               step is recovered by resetting the cluster (--recover); a start
-#               timeout of 8 s (not 5) keeps a loaded CI machine from looking
-#               like a wedged server
+#   launch      the orchestrated run, every case, against BASELINE, the three
+#               clusters as launch slots ({slot}); a wedged step is recovered
+#               by resetting its slot's cluster (--recover)
 #   run-as-job  srun --mpi=pmi2 -n 4 pmi2-conform server: a full report (every
 #               case a verdict, no ERROR), whatever the control channel does
 #   sigterm     SIGTERM to an orchestrated run under srun: it ends, reports,
 #               and leaves no process of the run behind
 #   sigkill     SIGKILL to it: its ranks exit by themselves, and so does srun
-# The cluster is reset after each mode: Slurm may leave a step COMPLETING.
+# The clusters used are reset after each mode: Slurm may leave a step COMPLETING.
 set -u
-mode=$1 conform=$2 cluster=$3 work=$4 baseline=${5:-}
+mode=$1 conform=$2 clusters=$3 work=$4 baseline=${5:-}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-export SLURM_CONF="$cluster/slurm.conf"
+slots=0
+[ "$mode" = launch ] && slots="0 1 2"
+export SLURM_CONF="$clusters/c0/slurm.conf"
 export SLURM_OVERCOMMIT=1 # more ranks than the machine has cores
-reset() { "$root/scripts/slurm-cluster.sh" reset "$cluster" >/dev/null 2>&1; }
+reset() { for s in $slots; do "$root/scripts/slurm-cluster.sh" reset "$clusters/c$s" >/dev/null 2>&1; done; }
 rm -rf "$work"
 mkdir -p "$work"
-"$root/scripts/slurm-cluster.sh" status "$cluster" || reset
+for s in $slots; do
+    "$root/scripts/slurm-cluster.sh" status "$clusters/c$s" >/dev/null ||
+        "$root/scripts/slurm-cluster.sh" reset "$clusters/c$s" >/dev/null 2>&1
+done
 rc=0
 case "$mode" in
     launch)
-        "$conform" server --launch 'srun --mpi=pmi2 -n {n}' \
-            --recover "'$root/scripts/slurm-cluster.sh' reset '$cluster' >/dev/null 2>&1" \
-            --timeout 2 --start-timeout 3 --json "$work/json" --baseline "$baseline" > "$work/report.txt" 2> "$work/stderr.txt"
+        "$conform" server --launch "SLURM_CONF='$clusters'/c{slot}/slurm.conf srun --mpi=pmi2 -n {n}" \
+            --jobs 3 --recover "'$root/scripts/slurm-cluster.sh' reset '$clusters/c{slot}' >/dev/null 2>&1" \
+            --timeout 2 --json "$work/json" --baseline "$baseline" > "$work/report.txt" 2> "$work/stderr.txt"
         rc=$?
         tail -3 "$work/report.txt"
         if grep -q '^  ERROR ' "$work/report.txt"; then

@@ -1,0 +1,87 @@
+#!/bin/sh
+# Launch slots ({slot} in --launch and --recover): each slot is a server of
+# its own, one launch at a time on each; a server that keeps a job after one
+# case wedges only its own slot, that case is charged with it (ERR-18), and
+# only that slot is recovered.  The verdicts are those of the same run with
+# one server and one launch at a time, case by case.
+#
+#   slots.sh PMI2_CONFORM PMI_MOCKSERVER WORKDIR
+#
+# The server: pmi-mockserver behind a wrapper that, after a launch that ran
+# pmi1/kvs/put (the PMI-1 launch's only case), refuses every later launch on
+# its slot (it says so, as srun says "queued and waiting for resources", and
+# starts nothing) until --recover clears the mark.
+set -u
+conform=$1 mock=$2 work=$3
+rm -rf "$work"
+mkdir -p "$work"
+cases='pmi2/kvs/put pmi2/kvs/overwrite pmi2/fence pmi1/kvs/put robust/len-* robust/no-cmd
+       robust/empty-cmd robust/binary-junk robust/missing-key'
+wrapper="$work/server.sh"
+cat > "$wrapper" <<EOF
+#!/bin/sh
+# server.sh DIR N: one launch of N ranks on the server kept in DIR
+dir=\$1 n=\$2
+shift 2
+mkdir -p "\$dir"
+echo launch >> "\$dir/launches"
+if [ -e "\$dir/wedged" ]; then
+    echo "server.sh: job queued and waiting for resources" >&2
+    exec sleep 3600
+fi
+"$mock" -n "\$n" --timeout 60 -- "\$@"
+rc=\$?
+case " \$* " in *" pmi1/kvs/put "*) touch "\$dir/wedged" ;; esac
+exit \$rc
+EOF
+chmod +x "$wrapper"
+
+fail=0
+run() { # name launch recover [options]: the run's report in $work/name
+    name=$1 launch=$2 rec=$3
+    shift 3
+    # shellcheck disable=SC2086
+    timeout -s KILL 120 "$conform" server --launch "$launch" --recover "$rec" --timeout 3 \
+        --json "$work/$name" "$@" $cases > "$work/$name.txt" 2> "$work/$name.err"
+    echo "$name: exit $? after $(grep -o 'Finished in [0-9.]* seconds' "$work/$name.txt")"
+    tail -1 "$work/$name.txt"
+}
+run slots "$wrapper $work/slot{slot} {n}" "echo {slot} >> $work/recovered; rm -f $work/slot{slot}/wedged" --jobs 3
+run serial "$wrapper $work/one {n}" "echo one >> $work/recovered-one; rm -f $work/one/wedged" --jobs 1
+
+# every slot served launches, and only the wedged one was recovered
+for s in 0 1 2; do
+    [ -s "$work/slot$s/launches" ] || { echo "FAIL: no launch ran on slot $s" >&2; fail=1; }
+done
+wedged_slots=$(grep -l . "$work"/slot*/launches | wc -l)
+[ -s "$work/recovered" ] || { echo "FAIL: no slot was recovered" >&2; fail=1; }
+for s in $(sort -u "$work/recovered" 2>/dev/null); do
+    [ -d "$work/slot$s" ] || { echo "FAIL: --recover ran for slot $s, which ran nothing" >&2; fail=1; }
+done
+[ "$(wc -l < "$work/recovered" 2>/dev/null)" -eq 1 ] ||
+    { echo "FAIL: expected one recovery, got: $(tr '\n' ' ' < "$work/recovered")" >&2; fail=1; }
+[ "$wedged_slots" -ge 2 ] || { echo "FAIL: the launches did not spread over the slots" >&2; fail=1; }
+
+# the wedge is charged to the case before it on its slot, quickly: the
+# launcher said it waits, so not the plain 10 s start timeout
+grep -q 'started no rank within 2 s' "$work/slots.txt" ||
+    { echo "FAIL: the stuck launch was not recognised within 2 s:" >&2; cat "$work/slots.err" >&2; fail=1; }
+
+# the same verdicts as the serial run, case by case
+python3 - "$work/slots/index.json" "$work/serial/index.json" <<'EOF' || fail=1
+import json, sys
+a = json.load(open(sys.argv[1]))["cases"]
+b = json.load(open(sys.argv[2]))["cases"]
+bad = [k for k in sorted(set(a) | set(b))
+       if a.get(k, {}).get("verdict") != b.get(k, {}).get("verdict")]
+for k in bad:
+    print("FAIL: %s: %s with slots, %s serial" % (k, a.get(k, {}).get("verdict"),
+          b.get(k, {}).get("verdict")), file=sys.stderr)
+print("%d cases, %d verdicts differ" % (len(a), len(bad)))
+w = a.get("pmi1/kvs/put", {})
+if (w.get("verdict"), w.get("outcome")) != ("FAIL", "server-wedged"):
+    print("FAIL: pmi1/kvs/put not charged with the wedge: %s" % w, file=sys.stderr)
+    bad.append("pmi1/kvs/put")
+sys.exit(1 if bad or not a else 0)
+EOF
+exit $fail
