@@ -24,9 +24,11 @@ targets (--targets; a target whose peer is missing is skipped with a note):
   slurm-persona   ... --launch 'pmi-mockserver -n {n} --persona slurm --' --timeout 2
   hydra           ... --launch 'mpiexec.hydra -n {n}'
   slurm           ... --launch 'srun --mpi=pmi2 -O -n {n}' --timeout 2
-                  --start-timeout 8 [--recover 'scripts/slurm-cluster.sh reset DIR'];
+                  [--recover 'scripts/slurm-cluster.sh reset DIR'];
                   only with --slurm (or named in --targets) and SLURM_CONF naming
-                  a running cluster
+                  a running cluster; with --slurm-slots DIR, one cluster per
+                  launch slot: --launch 'SLURM_CONF=DIR/c{slot}/slurm.conf srun
+                  ...' --jobs N over DIR/c0 .. DIR/c<N-1>
   client          client-pmi2 and client-pmi1:
   client-pmi2     pmi2-conform client -- BUILD/conformance/drivers/pmi2-driver
   client-pmi1     pmi2-conform client -- BUILD/conformance/drivers/pmi1-driver
@@ -37,6 +39,9 @@ options:
                        conformance/drivers/ (default build/default, else build/release)
   --targets "T..."     run only these targets, in this order
   --slurm              add the slurm target to the default list
+  --slurm-slots DIR    the slurm target on the clusters DIR/c0, DIR/c1, ... (each
+                       started with scripts/slurm-cluster.sh up DIR/cI), one
+                       launch slot each
   --hydra PATH         mpiexec.hydra (default: from PATH)
   --jobs N             pass --jobs N to pmi2-conform (launches / client runs at once;
                        not to the slurm target, which runs one job at a time);
@@ -65,7 +70,7 @@ EOF
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-build="" targets="" slurm_opt=0 hydra="" jobs="" repeat=1 floor=1 sections=default
+build="" targets="" slurm_opt=0 slurm_slots="" hydra="" jobs="" repeat=1 floor=1 sections=default
 deadline=900 json_out="" logdir="" quick=0
 all_targets="strict hydra-4.0 hydra-4.1 slurm-persona hydra slurm client-pmi2 client-pmi1"
 
@@ -76,6 +81,7 @@ while [ $# -gt 0 ]; do
     --build) need_arg "$@"; build=$2; shift ;;
     --targets) need_arg "$@"; targets=$2; shift ;;
     --slurm) slurm_opt=1 ;;
+    --slurm-slots) need_arg "$@"; slurm_slots=$(cd "$2" && pwd) || die_usage "no directory $2"; slurm_opt=1; shift ;;
     --hydra) need_arg "$@"; hydra=$2; shift ;;
     --jobs|-j) need_arg "$@"; jobs=$2; shift ;;
     --repeat) need_arg "$@"; repeat=$2; shift ;;
@@ -149,7 +155,7 @@ trap 'echo "run.sh: interrupted" >&2; exit 130' INT TERM HUP
 # ------------------------------------------------------------------ targets
 # setup_target NAME: T_KIND, T_MODE, T_OPTS (options), T_PROG (client mode's
 # program), T_CMD (for the tables), T_SKIP (why it cannot run), T_JOBS
-slurm_dir="" slurm_throwaway=0
+slurm_dir="" slurm_throwaway=0 slurm_dirs=()
 setup_target() {
     T_KIND="" T_MODE=server T_OPTS=() T_PROG=() T_SKIP="" T_JOBS=1
     local mock=$mockdir/pmi-mockserver
@@ -173,8 +179,21 @@ setup_target() {
         else T_OPTS=(--launch "$h -n {n}"); fi ;;
     slurm)
         T_KIND=slurm T_JOBS=0
-        T_OPTS=(--launch "srun --mpi=pmi2 -O -n {n}" --timeout 2 --start-timeout 8)
-        if [ -z "${SLURM_CONF:-}" ]; then
+        T_OPTS=(--launch "srun --mpi=pmi2 -O -n {n}" --timeout 2)
+        if [ -n "$slurm_slots" ]; then
+            local n=0
+            while [ -f "$slurm_slots/c$n/slurm.conf" ]; do n=$((n + 1)); done
+            if [ $n = 0 ]; then
+                T_SKIP="no cluster $slurm_slots/c0 (scripts/slurm-cluster.sh up $slurm_slots/c0)"
+            else
+                slurm_dirs=()
+                for i in $(seq 0 $((n - 1))); do slurm_dirs+=("$slurm_slots/c$i"); done
+                slurm_throwaway=1
+                T_OPTS=(--launch "SLURM_CONF=$slurm_slots/c{slot}/slurm.conf srun --mpi=pmi2 -O -n {n}"
+                        --jobs "$n" --timeout 2
+                        --recover "'$root/scripts/slurm-cluster.sh' reset '$slurm_slots/c{slot}' >/dev/null 2>&1")
+            fi
+        elif [ -z "${SLURM_CONF:-}" ]; then
             T_SKIP="SLURM_CONF is not set (eval \"\$(scripts/slurm-cluster.sh up DIR)\")"
         elif ! command -v srun >/dev/null 2>&1; then
             T_SKIP="no srun"
@@ -184,7 +203,7 @@ setup_target() {
             slurm_dir=$(cd "$(dirname "$SLURM_CONF")" && pwd)
             # a cluster of scripts/slurm-cluster.sh may be reset; another never
             if [ -f "$slurm_dir/slurmctld.pid" ] && [ -f "$slurm_dir/slurmd.pid" ]; then
-                slurm_throwaway=1
+                slurm_throwaway=1 slurm_dirs=("$slurm_dir")
                 T_OPTS+=(--recover "'$root/scripts/slurm-cluster.sh' reset '$slurm_dir' >/dev/null 2>&1")
             fi
         fi ;;
@@ -249,9 +268,11 @@ run_once() { # name tag(real|floor) i
     [ "$T_MODE" = server ] && [ $has_deadline = 1 ] && cmd+=(--deadline "$deadline")
     [ "$T_MODE" = client ] && cmd+=(-- "${T_PROG[@]}")
     if [ "$T_KIND" = slurm ] && [ $slurm_throwaway = 1 ]; then
-        # every run starts on a clean node (not timed)
-        "$root/scripts/slurm-cluster.sh" status "$slurm_dir" >/dev/null 2>&1 ||
-            "$root/scripts/slurm-cluster.sh" reset "$slurm_dir" >/dev/null 2>&1
+        # every run starts on clean nodes (not timed)
+        for sd in "${slurm_dirs[@]}"; do
+            "$root/scripts/slurm-cluster.sh" status "$sd" >/dev/null 2>&1 ||
+                "$root/scripts/slurm-cluster.sh" reset "$sd" >/dev/null 2>&1
+        done
     fi
     local slurm_env=()
     [ "$T_KIND" = slurm ] && slurm_env=(SLURM_OVERCOMMIT=1)
@@ -351,8 +372,10 @@ for name in "${sel[@]}"; do
         for tag in $tags; do run_once "$name" "$tag" "$i"; done
     done
     if [ "$T_KIND" = slurm ] && [ $slurm_throwaway = 1 ]; then
-        # Slurm may leave a step COMPLETING: leave the cluster clean
-        "$root/scripts/slurm-cluster.sh" reset "$slurm_dir" >/dev/null 2>&1
+        # Slurm may leave a step COMPLETING: leave the clusters clean
+        for sd in "${slurm_dirs[@]}"; do
+            "$root/scripts/slurm-cluster.sh" reset "$sd" >/dev/null 2>&1
+        done
     fi
     for tag in $tags; do
         walls=() st=ok
