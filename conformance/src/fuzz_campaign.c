@@ -538,8 +538,21 @@ static int write_repro(const fz_opts *o, const char *dir, int np, finding *fd, c
              kill_family(fd->cls) ? "is killed" : fd->cls == FZ_HANG ? "stops answering" : "misbehaves",
              fzr, fz_class_name(fd->cls));
     pmt_add_comment(&t, b);
+    char fzconn[8];
+    snprintf(fzconn, sizeof fzconn, "r%d", fzr);
+    bool first_input = true;
     for (size_t i = 0; i < tot; i++) {
         pmt_event *e = all[i].e;
+        if (first_input && np > 1 && e->kind == PMT_EV_NOTE && e->len &&
+            strstr(e->data, "fuzz input") && !strcmp(e->conn, fzconn)) {
+            /* the recorded launch sent the first input once every honest
+             * rank was past its start-up (fuzz_job.c); a replay's ranks do
+             * not wait for each other, so the fuzzing connection waits here
+             * (silent) while the others finish theirs */
+            first_input = false;
+            pmt_add_event(&t, PMT_EV_TIMEOUT, e->usec - t0, fzconn, PMT_CLIENT, NULL, 0);
+            t.events[t.nevents - 1].timeout_ms = 500;
+        }
         if (e->kind == PMT_EV_NOTE && e->len && strstr(e->data, "check after input") && np > 1) {
             /* an honest rank's check: in a replay the ranks do not wait for
              * each other, so give the fuzzing rank's bytes time to arrive */

@@ -3,7 +3,8 @@
  * Rank 1 (rank 0 when the job has one rank) is the fuzzing rank: for each
  * input it appends "send I" to its log, writes the bytes, listens for what
  * comes back, probes its own connection with job-getid, then names the input
- * in the "go" file and waits for every honest rank's "ok.R".  The honest
+ * in the "go" file and waits for every honest rank's "ok.R" (before the first
+ * input, for each one's "ok.R" saying it is past the start-up).  The honest
  * ranks answer each "go" with a check round on their own sessions
  * (job-getid, a kvs-put, a kvs-get of a value stored before the campaign)
  * within a deadline.  When the fuzzing connection is lost it reconnects in
@@ -234,6 +235,9 @@ static int honest(pcf_ctx *c, const fz_opts *o)
     long long last = -1;
     bool broken = false;
     save_trace(o, c->rank, c->s, NULL); /* the start-up, in case the job dies first */
+    /* past the start-up exchange: the fuzzing rank waits for this before its
+     * first input (no index, so no round takes it for a check result) */
+    fz_write_file(o->sync, okname, "-1 ready");
     uint64_t idle = pws_deadline_ms(IDLE_LIMIT_MS);
     for (;;) {
         if (fz_read_file(o->sync, "go", go, sizeof go) == 0) {
@@ -350,6 +354,20 @@ static int fuzzer(pcf_ctx *c, const fz_opts *o)
     int fz = c->rank;
     fz_env env = { c->jobid[0] ? c->jobid : c->kvsname, c->rank, c->size };
     uint64_t stop = o->time_s ? pws_deadline_ms(o->time_s * 1000u) : UINT64_MAX;
+    /* every honest rank past the start-up exchange before the first input: an
+     * input that stops the server (Slurm stops the whole step's PMI) must not
+     * find a rank still reading the others' values, which would then never
+     * check the round ("no check result" after the full wait, not its hang) */
+    if (c->size > 1) {
+        uint64_t rdl = pws_deadline_ms(10000);
+        for (int r = 0; r < c->size; r++) {
+            char name[32], line[64];
+            snprintf(name, sizeof name, "ok.%d", r);
+            while (r != fz && pws_now_usec() < rdl &&
+                   fz_read_file(o->sync, name, line, sizeof line) != 0)
+                sleep_ms(POLL_MS);
+        }
+    }
     size_t total = o->nlist ? o->nlist : (size_t)(o->count > o->from ? o->count - o->from : 0);
     bool alive = true, first = true;
     const char *end_reason = "done";
