@@ -119,17 +119,22 @@ if grep -q '^  ERROR ' "$work/report.txt"; then
     grep -A4 '^  ERROR ' "$work/report.txt" >&2
     fail=1
 fi
-# give killed processes a moment to be reaped, then look for leftovers
-sleep 1
-left=""
-for p in /proc/[0-9]*; do
-    [ "$p" = "/proc/$$" ] && continue
-    if grep -qs -a "PCF_HOSTILE_TAG=$tag" "$p/environ" 2>/dev/null; then
-        st=$(awk '{print $3}' "$p/stat" 2>/dev/null)
-        [ "$st" = Z ] && continue
-        left="$left ${p#/proc/}($(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-80))"
-    fi
-done
+# look for leftovers; killed processes get up to a second to be reaped (the
+# scan is repeated until none is left or the second has passed)
+leftovers() {
+    left=""
+    for p in /proc/[0-9]*; do
+        [ "$p" = "/proc/$$" ] && continue
+        if grep -qs -a "PCF_HOSTILE_TAG=$tag" "$p/environ" 2>/dev/null; then
+            st=$(awk '{print $3}' "$p/stat" 2>/dev/null)
+            [ "$st" = Z ] && continue
+            left="$left ${p#/proc/}($(tr '\0' ' ' < "$p/cmdline" 2>/dev/null | cut -c1-80))"
+        fi
+    done
+}
+i=0
+leftovers
+while [ -n "$left" ] && [ $i -lt 10 ]; do sleep 0.1; i=$((i + 1)); leftovers; done
 if [ -n "$left" ]; then
     echo "FAIL: processes left behind:$left" >&2
     for p in $left; do kill -KILL "${p%%(*}" 2>/dev/null; done
