@@ -64,8 +64,9 @@ done
 
 # the wedge is charged to the case before it on its slot, quickly: the
 # launcher said it waits, so not the plain 10 s start timeout
-grep -q 'started no rank within 2 s' "$work/slots.txt" ||
-    { echo "FAIL: the stuck launch was not recognised within 2 s:" >&2; cat "$work/slots.err" >&2; fail=1; }
+# (ten times the slowest start, at least 2 s: more on a loaded machine)
+grep -q 'started no rank within [2-9] s' "$work/slots.txt" ||
+    { echo "FAIL: the stuck launch was not recognised before the plain 10 s:" >&2; cat "$work/slots.err" >&2; fail=1; }
 
 # the same verdicts as the serial run, case by case
 python3 - "$work/slots/index.json" "$work/serial/index.json" <<'EOF' || fail=1
