@@ -34,6 +34,7 @@ static const pms_persona hydra40 = {
     .fence_barrier = false, .put_visible_now = true, .getjobattr_kvs = true,
     .universe_attr = false, .v1_max_subversion = 1, .v1_rc_first = false, .v1_msg = true,
     .v1_get_notfound_rc = -1, .spawn_jobid = true, .spawn_nerrs = true,
+    .spawn_needs_preputcount = true,
     .max_pairs = UNCHECKED, .v1_init_positional = true, .kvsname_must_match = true,
     .v2_strip_last_lf = true, .kvs_keep_first = true, .lookup_noname_miss = true,
     .eof_kills_job = true, .partial_len_fatal = true, .hol_blocking = true,
@@ -72,7 +73,7 @@ static const pms_persona slurm = {
     .getjobattr_kvs = false, .universe_attr = true, .nameserv_replace = true,
     .v1_max_subversion = 1, .v1_rc_first = true, .v1_msg = false, .v1_get_notfound_rc = 1,
     .spawner_last = true, .spawn_jobid = true,
-    .spawn_rejects_thrid = true, .v1_spawn_jobid = true, .ring = true,
+    .spawn_rejects_thrid = true, .v1_spawn_jobid = true, .ring = true, .spawn_positional = true,
     .v1_barrier_rc = true,
     /* one agent thread reads every task with blocking reads (§1) */
     .hol_blocking = true,

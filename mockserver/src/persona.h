@@ -86,6 +86,10 @@ typedef struct pms_persona {
     bool spawner_last;            /* spawner-jobid at the end of fullinit-response (Slurm) */
     bool spawn_jobid;             /* spawn-response carries jobid (not Hydra 4.1+, H9) */
     bool spawn_nerrs;             /* spawn-response carries nerrs=0 (Hydra 4.0) */
+    bool spawn_needs_preputcount; /* spawn without preputcount is refused (Hydra 4.0.x:
+                                     SPEC SPAWN-3) */
+    bool spawn_positional;        /* maxprocs and argc must follow each subcmd, in that order
+                                     (Slurm reads them by position: SPEC SPAWN-4) */
     bool spawn_rejects_thrid;     /* spawn with thrid: rc=10 invalid command (Slurm S10) */
     bool v1_spawn_jobid;          /* spawn_result carries jobid (Slurm) */
     bool draft_cmds;              /* job-connect/-disconnect, kvs-getall/-putall, spawn-cmd

@@ -367,7 +367,7 @@ void pms_spawn_v2(pms_conn *c, const pmc_msg *m)
     }
     if (rq->ncmds < 1)
         why = "ncmds must be at least 1";
-    else if ((PMS_MUTANT(p, "spawn-needs-preputcount") || strcmp(p->name, "hydra-4.0") == 0) &&
+    else if ((PMS_MUTANT(p, "spawn-needs-preputcount") || p->spawn_needs_preputcount) &&
              !pmc_msg_find(m, "preputcount")) /* SPEC SPAWN-3: Hydra 4.0.x fails it */
         why = "preputcount is required";
     else if (npp < 0)
@@ -409,7 +409,7 @@ void pms_spawn_v2(pms_conn *c, const pmc_msg *m)
             break;
         }
         sc->exe = dup_slice(m->pairs[s0].val);
-        if ((PMS_MUTANT(p, "spawn-positional") || strcmp(p->name, "slurm") == 0) && /* SPAWN-2 */
+        if ((PMS_MUTANT(p, "spawn-positional") || p->spawn_positional) && /* SPAWN-2 */
             (s0 + 2 >= s1 || !pmc_slice_eq(m->pairs[s0 + 1].key, "maxprocs") ||
              !pmc_slice_eq(m->pairs[s0 + 2].key, "argc")))
             why = "maxprocs and argc must follow subcmd"; /* SPAWN-4 broken */
