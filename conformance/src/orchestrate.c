@@ -1175,6 +1175,9 @@ int pcf_run_orchestrated(const pcf_opts *o)
     int np = o->np > 0 ? o->np : 4;
     S.jobs = o->jobs > 0 ? o->jobs : default_jobs(o);
     S.slotted = strstr(o->launch, "{slot}") != NULL;
+    if (S.slotted && o->recover && !strstr(o->recover, "{slot}"))
+        pcf_notice(o, "the launch template names {slot} but --recover does not: a stuck slot's "
+                      "recovery runs while the other slots' launches run");
     if (S.slotted && S.jobs == 1 && o->jobs <= 0)
         pcf_notice(o, "the launch template names {slot}, but this launcher runs one launch at a "
                       "time by default: only slot 0 is used (--jobs N: slots 0 to N-1)");
