@@ -119,7 +119,6 @@ static void shquote(char **buf, size_t *len, size_t *cap, const char *s)
     *len = (size_t)(w - *buf);
 }
 
-/* The template with {n} replaced. */
 /* TEMPLATE with {n} = np ranks and {slot} = the slot the launch runs on. */
 static char *expand(const char *tmpl, int np, int slot)
 {

@@ -307,5 +307,4 @@ const char *pms_group_error_reason(const pms_conn *c, pmc_wire wire, pmc_slice c
 void pms_group_conn_gone(pms_conn *c);        /* an identified connection closed */
 void pms_group_rank_gone(pms_job *j, int rank); /* a rank ended (no connection) */
 
-
 #endif
