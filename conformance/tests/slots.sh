@@ -47,7 +47,15 @@ run() { # name launch recover [options]: the run's report in $work/name
     tail -1 "$work/$name.txt"
 }
 run slots "$wrapper $work/slot{slot} {n}" "echo {slot} >> $work/recovered; rm -f $work/slot{slot}/wedged" --jobs 3
-run serial "$wrapper $work/one {n}" "echo one >> $work/recovered-one; rm -f $work/one/wedged" --jobs 1
+# the serial run's recovery also starts a daemon, as scripts/slurm-cluster.sh
+# reset does: meant to outlive the run, which must leave it alone
+run serial "$wrapper $work/one {n}" "echo one >> $work/recovered-one; rm -f $work/one/wedged; setsid sleep 300 </dev/null >/dev/null 2>&1 & echo \$! > $work/daemon.pid" --jobs 1
+if [ -s "$work/daemon.pid" ] && kill -0 "$(cat "$work/daemon.pid")" 2>/dev/null; then
+    kill "$(cat "$work/daemon.pid")"
+else
+    echo "FAIL: the daemon --recover started did not outlive the run" >&2
+    fail=1
+fi
 
 # every slot served launches, and only the wedged one was recovered
 for s in 0 1 2; do
