@@ -81,7 +81,7 @@ if ! want slurm-22.05; then
     :
 elif command -v srun >/dev/null && [ "$(id -u)" -eq 0 ]; then
     cluster=$(mktemp -d /tmp/pcf-publish-slurm-XXXXXX)
-    chmod 755 "$cluster" # munged (user munge) reaches its directory in each cluster's
+    chmod 755 "$cluster" # munged runs as user munge and must reach each cluster under it
     up=0
     for i in $(seq 0 $((SLURM_SLOTS - 1))); do
         scripts/slurm-cluster.sh up "$cluster/c$i" >/dev/null && up=$((up + 1))
