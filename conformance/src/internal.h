@@ -67,6 +67,9 @@ typedef struct pcf_result {
     int baseline_verdict;
     bool deviation;
     bool printed;       /* already on the console (run as the job: printed as it goes) */
+    int reruns;         /* --rerun-deviations: times it ran again for deviating */
+    int first_verdict;  /* ... and its verdict and outcome the first time */
+    char first_outcome[48];
 } pcf_result;
 
 typedef struct pcf_results {
@@ -136,6 +139,7 @@ typedef struct pcf_opts {
     unsigned start_ms;      /* orchestrated: a launch that starts no rank by then is stuck (0: adaptive) */
     unsigned deadline_ms;   /* orchestrated: the whole run (0: none) */
     int jobs;               /* orchestrated: launches at once (0: from the machine and launcher) */
+    int rerun_deviations;   /* orchestrated with a baseline: runs again of a deviating case */
     bool progress_plain;    /* progress as plain lines (stderr is not a terminal) */
 } pcf_opts;
 

@@ -43,9 +43,10 @@ static void usage(FILE *f)
           "      --start-timeout SEC a launch that starts no rank in SEC is stuck (the\n"
           "                          server did not release the previous job); default:\n"
           "                          60 for the first launch, then 5x the slowest start, >= 10;\n"
-          "                          once the launcher has printed something without\n"
-          "                          starting a rank (srun: queued and waiting), 10x the\n"
-          "                          slowest start, >= 2\n"
+          "                          after a launch that ended broken there, once the\n"
+          "                          launcher has printed something without starting a\n"
+          "                          rank (srun: queued and waiting), 10x the slowest\n"
+          "                          quiet start, >= 2\n"
           "      --recover CMD       run CMD (sh -c) when a launch is stuck, then try again\n"
           "                          (e.g. a script that restarts a wedged test cluster);\n"
           "                          {slot}: the stuck launch's slot\n"
@@ -62,6 +63,11 @@ static void usage(FILE *f)
           "      --strict            SHOULD-level deviations (NON-STRICT) fail\n"
           "      --repeat N          run each case N times; differing verdicts are FLAKY\n"
           "      --baseline FILE     expected verdicts (JSON); fail only on deviations\n"
+          "      --rerun-deviations N  with --launch and --baseline: a case whose verdict\n"
+          "                          deviates runs again in a launch of its own, up to N\n"
+          "                          times (a server whose verdicts vary between runs);\n"
+          "                          the report says which cases needed it and how they\n"
+          "                          went the first time\n"
           "      --write-baseline FILE  record this run's verdicts as a baseline\n"
           "      --junit FILE        JUnit XML report\n"
           "      --tap               TAP on standard output instead of the console report\n"
@@ -112,7 +118,7 @@ static int parse_uint(const char *s, int lo, int hi, int *out)
 enum {
     O_PMI = 256, O_LAUNCH, O_STRICT, O_REPEAT, O_BASELINE, O_WBASELINE, O_JUNIT, O_TAP,
     O_JSON, O_HTML, O_LIST, O_RESULTS, O_CHILD, O_PERSONA, O_PARENT, O_RECOVER, O_START_TMO,
-    O_DEADLINE, O_JOBS, O_FLOOR,
+    O_DEADLINE, O_JOBS, O_FLOOR, O_RERUN,
 };
 
 static const char *persona = "strict"; /* client mode */
@@ -153,6 +159,12 @@ static int apply(pcf_opts *o, int ch, const char *arg)
         }
         return -1;
     case O_BASELINE: o->baseline = arg; return -1;
+    case O_RERUN:
+        if (parse_uint(arg, 0, 10, &o->rerun_deviations)) {
+            fprintf(stderr, "pmi2-conform: --rerun-deviations takes 0-10\n");
+            return PCF_EXIT_USAGE;
+        }
+        return -1;
     case O_WBASELINE: o->write_baseline = arg; return -1;
     case O_JUNIT: o->junit = arg; return -1;
     case O_TAP: o->tap = true; return -1;
@@ -205,6 +217,7 @@ int main(int argc, char **argv)
         { "repeat", required_argument, NULL, O_REPEAT },
         { "baseline", required_argument, NULL, O_BASELINE },
         { "write-baseline", required_argument, NULL, O_WBASELINE },
+        { "rerun-deviations", required_argument, NULL, O_RERUN },
         { "junit", required_argument, NULL, O_JUNIT },
         { "tap", no_argument, NULL, O_TAP },
         { "json", required_argument, NULL, O_JSON },
@@ -290,6 +303,10 @@ int main(int argc, char **argv)
         if (!np_given_flag)
             o.np = 2;
         return pcf_run_client(&o, persona, app);
+    }
+    if (o.rerun_deviations && (!o.launch || !o.baseline)) {
+        fprintf(stderr, "pmi2-conform: --rerun-deviations needs --launch and --baseline\n");
+        return PCF_EXIT_USAGE;
     }
     if (o.launch) {
         if (!strstr(o.launch, "{n}")) {

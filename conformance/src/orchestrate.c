@@ -59,10 +59,11 @@ typedef struct launch {
 
 /* EXIT_GRACE_MS: every rank has ended, the launcher has this long to
  * return (until one launcher has returned; then five times the slowest
- * return seen, at least EXIT_MIN_MS); DONE_GRACE_MS: rank 0 finished (the other ranks may still be in
- * their finalize), the launcher has this long. */
-enum { EXIT_GRACE_MS = 5000, EXIT_MIN_MS = 1500, DONE_GRACE_MS = 45000, STALL_SLACK_MS = 45000,
-       KILL_GRACE_MS = 1000 };
+ * return seen, at least EXIT_MIN_MS; after a clean job ten times, from
+ * EXIT_GRACE_MS to EXIT_CLEAN_MS); DONE_GRACE_MS: rank 0 finished (the other
+ * ranks may still be in their finalize), the launcher has this long. */
+enum { EXIT_GRACE_MS = 5000, EXIT_MIN_MS = 1500, EXIT_CLEAN_MS = 15000, DONE_GRACE_MS = 45000,
+       STALL_SLACK_MS = 45000, KILL_GRACE_MS = 1000 };
 
 /* How often the launches in flight are looked at; at most this many at once. */
 enum { POLL_MS = 10, MAX_JOBS = 64 };
@@ -83,6 +84,7 @@ typedef struct launch_outcome {
     int status;          /* wait status (L_EXITED) */
     unsigned waited_ms;  /* the wait that decided (start, stall, exit) */
     uint64_t start_us;   /* fork to the first alive rank, 0 when none */
+    bool spoke_first;    /* the launcher had printed something by then (srun: queued) */
     uint64_t exit_lag_us; /* every rank ended to the launcher's return (L_EXITED) */
     bool all_ended;      /* L_HUNG_EXIT: every rank had ended (else rank 0 had finished) */
     pcf_resinfo info;
@@ -313,6 +315,7 @@ typedef struct running {
     unsigned start_ms;     /* no rank by then: stuck */
     unsigned quick_ms;     /* no rank by then and the launcher has spoken: stuck (0: none) */
     unsigned exit_ms;      /* every rank ended: the launcher returns by then, or is stuck */
+    unsigned exit_clean_ms; /* the same after a clean job (rank 0 done, no case cut off) */
     uint64_t t0, budget, last_growth, done_at, ended_at, last_check;
     off_t last_size;
     off_t log_shown;       /* --verbose: how much of the log is on stderr */
@@ -415,6 +418,16 @@ static void show_log(running *rn)
     fflush(stderr);
 }
 
+/* How long the launcher has to return once every rank has ended: longer
+ * after a job whose PMI went well to its end (rank 0 done, its control
+ * channel whole, no case cut off), where a slow return is most likely a
+ * loaded machine, than after one the server broke, which it may keep. */
+static unsigned exit_wait(const running *rn)
+{
+    const pcf_resinfo *in = &rn->out.info;
+    return in->done && !in->lost && !in->open_id[0] ? rn->exit_clean_ms : rn->exit_ms;
+}
+
 /* Look at a launch once: true when it has ended (by itself or killed). */
 static bool launch_step(const pcf_opts *o, const launch *L, running *rn, uint64_t run_deadline)
 {
@@ -429,8 +442,10 @@ static bool launch_step(const pcf_opts *o, const launch *L, running *rn, uint64_
         rn->last_size = sb.st_size;
         rn->last_growth = now;
         pcf_resfile_read(rn->res, NULL, &out->info);
-        if (out->info.alive && !out->start_us)
+        if (out->info.alive && !out->start_us) {
             out->start_us = now - rn->t0 ? now - rn->t0 : 1;
+            out->spoke_first = stat(rn->log, &sb) == 0 && sb.st_size > 0;
+        }
         if ((out->info.done || out->info.lost) && !rn->done_at)
             rn->done_at = now;
     }
@@ -464,9 +479,9 @@ static bool launch_step(const pcf_opts *o, const launch *L, running *rn, uint64_
          * server to release the last job */
         why = L_NOSTART;
         out->waited_ms = rn->quick_ms;
-    } else if (rn->ended_at && now - rn->ended_at >= (uint64_t)rn->exit_ms * 1000) {
+    } else if (rn->ended_at && now - rn->ended_at >= (uint64_t)exit_wait(rn) * 1000) {
         why = L_HUNG_EXIT;
-        out->waited_ms = rn->exit_ms;
+        out->waited_ms = exit_wait(rn);
         out->all_ended = true;
     } else if (rn->done_at && now - rn->done_at >= (uint64_t)DONE_GRACE_MS * 1000) {
         why = L_HUNG_EXIT;
@@ -616,13 +631,16 @@ static unsigned start_timeout(const pcf_opts *o, uint64_t slowest_start_us)
 }
 
 /* The start timeout once the launcher has spoken without starting a rank
- * (launch_step): ten times the slowest start seen, at least 2 s, never more
- * than the plain one; none with --start-timeout or before a first start. */
-static unsigned quick_start_timeout(const pcf_opts *o, uint64_t slowest_start_us)
+ * (launch_step): ten times the slowest start seen of a launcher that said
+ * nothing first (a wait it announced is the server's, not the launcher's),
+ * at least 2 s, never more than the plain one; none with --start-timeout
+ * or before such a start. */
+static unsigned quick_start_timeout(const pcf_opts *o, uint64_t slowest_quiet_us,
+                                    uint64_t slowest_start_us)
 {
-    if (o->start_ms || !slowest_start_us)
+    if (o->start_ms || !slowest_quiet_us)
         return 0;
-    uint64_t ms = slowest_start_us / 1000 * 10;
+    uint64_t ms = slowest_quiet_us / 1000 * 10;
     unsigned plain = start_timeout(o, slowest_start_us);
     return ms < 2000 ? 2000 : ms > plain ? plain : (unsigned)ms;
 }
@@ -686,10 +704,12 @@ typedef struct orch {
     int jobs;                /* launches at once (may drop to 1) */
     int harness;             /* a launch could not be started */
     uint64_t slowest_start;
+    uint64_t slowest_quiet;  /* ... of a launcher that printed nothing before its first rank */
     uint64_t slowest_exit;   /* every rank ended to the launcher's return, the most seen */
     /* per slot: the last case of the launch that ended last there (a
      * launch that then starts no rank there charges it with the wedge) */
     const pcf_entry *prev_last[MAX_JOBS];
+    bool broken[MAX_JOBS];   /* ... and that launch ended broken (quick_timeout) */
     /* the template names {slot}: each slot is a server of its own (a
      * cluster, a node), one launch at a time on each; a slot whose server
      * is being recovered runs nothing until the recovery ends, the others
@@ -713,12 +733,25 @@ typedef struct orch {
 /* How long a launcher may take to return once every rank of its job has
  * ended: 5 s until one has returned, then five times the slowest return
  * seen, at least EXIT_MIN_MS. */
-static unsigned exit_timeout(const orch *S)
+static unsigned exit_timeout(const orch *S, bool clean)
 {
     if (!S->slowest_exit)
         return EXIT_GRACE_MS;
-    uint64_t ms = S->slowest_exit / 1000 * 5;
+    uint64_t ms = S->slowest_exit / 1000 * (clean ? 10 : 5);
+    if (clean)
+        return ms < EXIT_GRACE_MS ? EXIT_GRACE_MS : ms > EXIT_CLEAN_MS ? EXIT_CLEAN_MS : (unsigned)ms;
     return ms < EXIT_MIN_MS ? EXIT_MIN_MS : ms > EXIT_GRACE_MS ? EXIT_GRACE_MS : (unsigned)ms;
+}
+
+/* The quick stuck-start sign (quick_start_timeout) on `slot`: only after a
+ * launch there that ended broken (its control channel lost, a case cut off,
+ * the launcher killed or failing), whose job the server may keep for good.
+ * After a clean one, or a recovery, a launcher that says it waits is most
+ * likely seeing the server's ordinary release of the last job, which takes
+ * longer on a loaded machine: the plain start timeout judges it. */
+static unsigned quick_timeout(const orch *S, int slot)
+{
+    return S->broken[slot] ? quick_start_timeout(S->o, S->slowest_quiet, S->slowest_start) : 0;
 }
 
 /* Recover the server of `slot`: at once without {slot}; with it in the
@@ -899,6 +932,8 @@ static void finished(orch *S, running *rn)
     int st = out->status;
     if (out->start_us > S->slowest_start)
         S->slowest_start = out->start_us;
+    if (!out->spoke_first && out->start_us > S->slowest_quiet)
+        S->slowest_quiet = out->start_us;
     if (out->how == L_EXITED && out->exit_lag_us > S->slowest_exit)
         S->slowest_exit = out->exit_lag_us;
     if (out->how == L_FAILED)
@@ -948,6 +983,8 @@ static void finished(orch *S, running *rn)
             S->prev_last[rn->slot] = NULL; /* blamed once */
         }
         bool recovered = orch_recover(S, rn->slot);
+        if (recovered)
+            S->broken[rn->slot] = false; /* a server just restored: judged as after a clean job */
         /* one more try; two after a recovery that said it worked */
         if (cur->retries < (recovered ? 2 : 1) && (recovered || !o->recover)) {
             launch again = *cur;
@@ -1068,9 +1105,11 @@ static void finished(orch *S, running *rn)
         blame_wedge(&S->rs, last, what);
         last = NULL;
     }
-    if (out->how == L_HUNG_EXIT) /* the server kept the job: restore it now, not after a stuck start */
-        orch_recover(S, rn->slot);
     S->prev_last[rn->slot] = alone ? NULL : last; /* a wedge now is the shared launch's, run again */
+    S->broken[rn->slot] = in->lost || in->open_id[0] || killed || exited_bad;
+    /* the server kept the job: restore it now, not after a stuck start */
+    if (out->how == L_HUNG_EXIT && orch_recover(S, rn->slot))
+        S->broken[rn->slot] = false;
 
     /* cases that never started: a launch of their own, unless this one
      * ran none of them either (then once more, then the reason) */
@@ -1154,6 +1193,183 @@ static int free_slot(const orch *S, const running *act, int nact)
     }
 }
 
+/* --rerun-deviations: every case that ran and deviates from the baseline
+ * runs again in a launch of its own, after the plan; its first verdict is
+ * kept for the report.  False when none deviates. */
+static bool plan_reruns(orch *S, int np)
+{
+    const pcf_opts *o = S->o;
+    if (!o->baseline || S->stopped || S->dead[0] || stop_signal ||
+        (S->run_deadline && pws_now_usec() >= S->run_deadline))
+        return false;
+    FILE *quiet = fopen("/dev/null", "w");
+    int rc = quiet ? pcf_baseline_apply(&S->rs, o->baseline, o->strict, quiet) : -1;
+    if (quiet)
+        fclose(quiet);
+    if (rc != 0)
+        return false; /* the report says why */
+    size_t n = 0;
+    for (size_t i = 0; i < S->rs.n; i++) {
+        pcf_result *r = &S->rs.r[i];
+        if (!r->deviation || r->verdict == PCF_SKIPPED)
+            continue;
+        if (!r->reruns) {
+            r->first_verdict = r->verdict;
+            snprintf(r->first_outcome, sizeof r->first_outcome, "%s", r->outcome);
+        }
+        r->reruns++;
+        pcf_result_forget(r);
+        const pcf_case *c = r->e->c;
+        int pmi = o->pmi_given ? o->pmi
+                  : (c->flags & PCF_DESTRUCTIVE) ? ((c->flags & PCF_V2) ? 2 : 1)
+                  : ((c->flags & PCF_V1) && !(c->flags & PCF_V2)) ? 1 : 2; /* as plan() */
+        launch one = one_case_launch(o, pmi, r->e);
+        if (!(c->flags & PCF_DESTRUCTIVE) || (c->flags & PCF_COLLECTIVE))
+            one.np = c->min_ranks > np ? c->min_ranks : np; /* as in its shared launch */
+        insert_launch(S, one);
+        n++;
+    }
+    if (n)
+        pcf_notice(o, "%zu case(s) deviated from the baseline: each runs again in a launch of "
+                      "its own (--rerun-deviations)", n);
+    S->total += n;
+    return n > 0;
+}
+
+/* Run the plan's launches, --jobs at once (or one per slot), until none is
+ * left: each launch's end graded, what it left planned again. */
+static void run_plan(orch *S, const char *dir, const char *self)
+{
+    const pcf_opts *o = S->o;
+    running act[MAX_JOBS];
+    int nact = 0;
+    uint64_t last_shown = 0;
+    for (;;) {
+        /* until a launch has started a rank, one at a time: the first
+         * launch tells how long a start takes (and whether one can) */
+        int slots = S->slowest_start ? S->jobs : 1;
+        poll_recoveries(S, false);
+        int held = 0; /* slots whose server is being recovered */
+        for (int slot = 0; slot < MAX_JOBS; slot++)
+            held += S->recovering[slot] != 0;
+        while (nact + held < slots && nact < MAX_JOBS && S->next < S->nl) {
+            size_t k = S->next++;
+            launch *cur = &S->L[k];
+            if (!S->dead[0] && (stop_signal || (S->run_deadline && pws_now_usec() >= S->run_deadline))) {
+                S->stopped = true;
+                stop_reason(o, S->dead, sizeof S->dead);
+            }
+            if (S->dead[0]) {
+                skip_rest(&S->rs, cur, S->dead);
+                continue;
+            }
+            if (S->proto_dead[cur->pmi][0]) {
+                skip_rest(&S->rs, cur, S->proto_dead[cur->pmi]);
+                continue;
+            }
+            if (S->solo && cur->n > 1 && (cur->cases[0]->c->flags & PCF_DESTRUCTIVE)) {
+                /* one case per launch from now on: the others go back in
+                 * the plan right after this one, in their order */
+                for (size_t i = cur->n; i-- > 1;) {
+                    insert_launch(S, one_case_launch(o, cur->pmi, cur->cases[i]));
+                    cur = &S->L[k]; /* the plan may have moved */
+                }
+                cur->n = 1;
+                cur->np = cur->cases[0]->c->min_ranks > 2 ? cur->cases[0]->c->min_ranks : 2;
+            }
+            unsigned per = o->timeout_ms + 5000;
+            cur->budget_ms = 60000 + (unsigned)cur->n * per * (unsigned)(o->repeat > 1 ? o->repeat : 1);
+            running *rn = &act[nact];
+            memset(rn, 0, sizeof *rn);
+            rn->k = k;
+            rn->slot = S->slotted ? free_slot(S, act, nact) : 0;
+            rn->start_ms = start_timeout(o, S->slowest_start);
+            rn->quick_ms = quick_timeout(S, rn->slot);
+            rn->exit_ms = exit_timeout(S, false);
+            rn->exit_clean_ms = exit_timeout(S, true);
+            snprintf(rn->res, sizeof rn->res, "%s/launch-%zu.results", dir, k);
+            snprintf(rn->log, sizeof rn->log, "%s/launch-%zu.log", dir, k);
+            if (!launch_begin(o, cur, self, rn)) {
+                finished(S, rn);
+                continue;
+            }
+            nact++;
+        }
+        if (!nact && S->next >= S->nl)
+            break;
+        for (int i = 0; i < nact;) {
+            running *rn = &act[i];
+            if (!rn->out.info.alive) {
+                /* waiting while another launch's ranks run: a launcher
+                 * that runs one job at a time, not a stuck server (with
+                 * {slot}, the others run on servers of their own) */
+                for (int j = 0; j < nact && !S->slotted; j++)
+                    if (j != i && act[j].out.info.alive && !act[j].ended_at)
+                        rn->contended = true;
+                if (!o->start_ms && S->slowest_start) {
+                    rn->start_ms = start_timeout(o, S->slowest_start);
+                    rn->quick_ms = quick_timeout(S, rn->slot);
+                }
+            }
+            if (launch_step(o, &S->L[rn->k], rn, S->run_deadline)) {
+                launch_finish(o, rn, &S->rs);
+                finished(S, rn);
+                act[i] = act[--nact];
+            } else {
+                i++;
+            }
+        }
+        uint64_t now = pws_now_usec();
+        if (now - last_shown >= 200000) {
+            last_shown = now;
+            show_progress(S, act, nact);
+        }
+        if (nact || held)
+            sleep_ms(POLL_MS);
+    }
+}
+
+/* After the plan: the end-of-run probe of every slot. */
+static void probe_slots(orch *S, const char *dir, const char *self)
+{
+    const pcf_opts *o = S->o;
+    poll_recoveries(S, true); /* the probes below, the next run, find them done */
+    /* Did the server release the last job?  A launch that runs no case
+     * (handshake, finalize) tells, as the next launch would have; with
+     * {slot}, on every slot whose last launch ended after a case. */
+    for (int slot = 0; slot < MAX_JOBS; slot++) {
+        if (!S->prev_last[slot] || S->stopped || S->dead[0] ||
+            (S->run_deadline && pws_now_usec() >= S->run_deadline))
+            continue;
+        launch probe = { .pmi = 2, .np = 1, .budget_ms = 60000 };
+        static const pcf_entry *none[1];
+        probe.cases = none;
+        running rn = { .slot = slot };
+        snprintf(rn.res, sizeof rn.res, "%s/probe.results", dir);
+        snprintf(rn.log, sizeof rn.log, "%s/probe.log", dir);
+        rn.start_ms = start_timeout(o, S->slowest_start ? S->slowest_start : 1);
+        rn.quick_ms = quick_timeout(S, slot);
+        rn.exit_ms = exit_timeout(S, false);
+        rn.exit_clean_ms = exit_timeout(S, true);
+        pcf_progress_note(o, "checking that the server released the last job");
+        run_launch(o, &probe, &rn, self, S->run_deadline, NULL);
+        char said[1200];
+        log_excerpt(rn.log, said, sizeof said);
+        if (rn.out.how == L_NOSTART) {
+            char what[1600];
+            snprintf(what, sizeof what,
+                     "the server did not release the job after this case: a launch after it "
+                     "started no rank within %u s%s%s", rn.out.waited_ms / 1000,
+                     said[0] ? "; the launcher said:\n" : "", said);
+            blame_wedge(&S->rs, S->prev_last[slot], what);
+            recover(o, slot);
+        }
+        S->prev_last[slot] = NULL; /* probed: a later round's probe asks again only after a launch */
+        remove(rn.res);
+        remove(rn.log);
+    }
+}
+
 int pcf_run_orchestrated(const pcf_opts *o)
 {
     size_t nall;
@@ -1191,123 +1407,11 @@ int pcf_run_orchestrated(const pcf_opts *o)
 
     plan(&S, all, nall, np);
 
-    running act[MAX_JOBS];
-    int nact = 0;
-    uint64_t last_shown = 0;
-    for (;;) {
-        /* until a launch has started a rank, one at a time: the first
-         * launch tells how long a start takes (and whether one can) */
-        int slots = S.slowest_start ? S.jobs : 1;
-        poll_recoveries(&S, false);
-        int held = 0; /* slots whose server is being recovered */
-        for (int slot = 0; slot < MAX_JOBS; slot++)
-            held += S.recovering[slot] != 0;
-        while (nact + held < slots && nact < MAX_JOBS && S.next < S.nl) {
-            size_t k = S.next++;
-            launch *cur = &S.L[k];
-            if (!S.dead[0] && (stop_signal || (S.run_deadline && pws_now_usec() >= S.run_deadline))) {
-                S.stopped = true;
-                stop_reason(o, S.dead, sizeof S.dead);
-            }
-            if (S.dead[0]) {
-                skip_rest(&S.rs, cur, S.dead);
-                continue;
-            }
-            if (S.proto_dead[cur->pmi][0]) {
-                skip_rest(&S.rs, cur, S.proto_dead[cur->pmi]);
-                continue;
-            }
-            if (S.solo && cur->n > 1 && (cur->cases[0]->c->flags & PCF_DESTRUCTIVE)) {
-                /* one case per launch from now on: the others go back in
-                 * the plan right after this one, in their order */
-                for (size_t i = cur->n; i-- > 1;) {
-                    insert_launch(&S, one_case_launch(o, cur->pmi, cur->cases[i]));
-                    cur = &S.L[k]; /* the plan may have moved */
-                }
-                cur->n = 1;
-                cur->np = cur->cases[0]->c->min_ranks > 2 ? cur->cases[0]->c->min_ranks : 2;
-            }
-            unsigned per = o->timeout_ms + 5000;
-            cur->budget_ms = 60000 + (unsigned)cur->n * per * (unsigned)(o->repeat > 1 ? o->repeat : 1);
-            running *rn = &act[nact];
-            memset(rn, 0, sizeof *rn);
-            rn->k = k;
-            rn->slot = S.slotted ? free_slot(&S, act, nact) : 0;
-            rn->start_ms = start_timeout(o, S.slowest_start);
-            rn->quick_ms = quick_start_timeout(o, S.slowest_start);
-            rn->exit_ms = exit_timeout(&S);
-            snprintf(rn->res, sizeof rn->res, "%s/launch-%zu.results", dir, k);
-            snprintf(rn->log, sizeof rn->log, "%s/launch-%zu.log", dir, k);
-            if (!launch_begin(o, cur, self, rn)) {
-                finished(&S, rn);
-                continue;
-            }
-            nact++;
-        }
-        if (!nact && S.next >= S.nl)
+    for (int round = 0;; round++) {
+        run_plan(&S, dir, self);
+        probe_slots(&S, dir, self);
+        if (round >= o->rerun_deviations || !plan_reruns(&S, np))
             break;
-        for (int i = 0; i < nact;) {
-            running *rn = &act[i];
-            if (!rn->out.info.alive) {
-                /* waiting while another launch's ranks run: a launcher
-                 * that runs one job at a time, not a stuck server (with
-                 * {slot}, the others run on servers of their own) */
-                for (int j = 0; j < nact && !S.slotted; j++)
-                    if (j != i && act[j].out.info.alive && !act[j].ended_at)
-                        rn->contended = true;
-                if (!o->start_ms && S.slowest_start) {
-                    rn->start_ms = start_timeout(o, S.slowest_start);
-                    rn->quick_ms = quick_start_timeout(o, S.slowest_start);
-                }
-            }
-            if (launch_step(o, &S.L[rn->k], rn, S.run_deadline)) {
-                launch_finish(o, rn, &S.rs);
-                finished(&S, rn);
-                act[i] = act[--nact];
-            } else {
-                i++;
-            }
-        }
-        uint64_t now = pws_now_usec();
-        if (now - last_shown >= 200000) {
-            last_shown = now;
-            show_progress(&S, act, nact);
-        }
-        if (nact || held)
-            sleep_ms(POLL_MS);
-    }
-    poll_recoveries(&S, true); /* the probes below, the next run, find them done */
-    /* Did the server release the last job?  A launch that runs no case
-     * (handshake, finalize) tells, as the next launch would have; with
-     * {slot}, on every slot whose last launch ended after a case. */
-    for (int slot = 0; slot < MAX_JOBS; slot++) {
-        if (!S.prev_last[slot] || S.stopped || S.dead[0] ||
-            (S.run_deadline && pws_now_usec() >= S.run_deadline))
-            continue;
-        launch probe = { .pmi = 2, .np = 1, .budget_ms = 60000 };
-        static const pcf_entry *none[1];
-        probe.cases = none;
-        running rn = { .slot = slot };
-        snprintf(rn.res, sizeof rn.res, "%s/probe.results", dir);
-        snprintf(rn.log, sizeof rn.log, "%s/probe.log", dir);
-        rn.start_ms = start_timeout(o, S.slowest_start ? S.slowest_start : 1);
-        rn.quick_ms = quick_start_timeout(o, S.slowest_start);
-        rn.exit_ms = exit_timeout(&S);
-        pcf_progress_note(o, "checking that the server released the last job");
-        run_launch(o, &probe, &rn, self, S.run_deadline, NULL);
-        char said[1200];
-        log_excerpt(rn.log, said, sizeof said);
-        if (rn.out.how == L_NOSTART) {
-            char what[1600];
-            snprintf(what, sizeof what,
-                     "the server did not release the job after this case: a launch after it "
-                     "started no rank within %u s%s%s", rn.out.waited_ms / 1000,
-                     said[0] ? "; the launcher said:\n" : "", said);
-            blame_wedge(&S.rs, S.prev_last[slot], what);
-            recover(o, slot);
-        }
-        remove(rn.res);
-        remove(rn.log);
     }
     pcf_strays_reap(NULL); /* nothing of any launch outlives the run */
     pcf_progress_end(o);

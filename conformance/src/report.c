@@ -151,6 +151,14 @@ static void expected_text(const pcf_result *r, char *buf, size_t n)
     }
 }
 
+/* --rerun-deviations: how a case that ran again went the first time. */
+static void rerun_note(const pcf_result *r, char *buf, size_t n)
+{
+    snprintf(buf, n, "ran again %d time%s (--rerun-deviations): %s (%s) the first time",
+             r->reruns, r->reruns == 1 ? "" : "s", pcf_verdict_name(r->first_verdict),
+             r->first_outcome);
+}
+
 /* Every result not printed yet, grouped by section. */
 static void console_results(pcf_results *rs, const pcf_opts *o, FILE *f)
 {
@@ -170,6 +178,11 @@ static void console_results(pcf_results *rs, const pcf_opts *o, FILE *f)
         if (r->baseline_listed && !r->deviation)
             fprintf(f, " [as in the baseline]");
         fputc('\n', f);
+        if (r->reruns) {
+            char note[200];
+            rerun_note(r, note, sizeof note);
+            fprintf(f, "      %s\n", note);
+        }
         bool show = pcf_verdict_failing(r->verdict, o->strict) || r->verdict == PCF_NON_STRICT ||
                     r->verdict == PCF_UNSUPPORTED || (o->verbose && r->verdict != PCF_SKIPPED);
         if (o->baseline)
@@ -199,10 +212,16 @@ static void console(pcf_results *rs, const pcf_opts *o, FILE *f)
     char line[400];
     pcf_summary_line(rs, line, sizeof line);
     if (o->baseline) {
-        size_t dev = 0;
-        for (size_t i = 0; i < rs->n; i++)
+        size_t dev = 0, again = 0;
+        for (size_t i = 0; i < rs->n; i++) {
             dev += rs->r[i].deviation;
-        fprintf(f, "\nbaseline %s: %zu deviation%s\n", o->baseline, dev, dev == 1 ? "" : "s");
+            again += rs->r[i].reruns && !rs->r[i].deviation;
+        }
+        fprintf(f, "\nbaseline %s: %zu deviation%s", o->baseline, dev, dev == 1 ? "" : "s");
+        if (again)
+            fprintf(f, " (%zu case%s matched it only when run again: --rerun-deviations)", again,
+                    again == 1 ? "" : "s");
+        fputc('\n', f);
     }
     fprintf(f, "\nFinished in %.2f seconds\n%s\n", rs->seconds, line);
 }
@@ -218,7 +237,11 @@ static void tap(const pcf_results *rs, const pcf_opts *o, FILE *f)
         fprintf(f, "%s %zu - %s", bad ? "not ok" : "ok", i + 1, r->e->c->id);
         if (r->verdict == PCF_SKIPPED)
             fprintf(f, " # SKIP %s\n", r->actual ? r->actual : "");
-        else
+        else if (r->reruns) {
+            char note[200];
+            rerun_note(r, note, sizeof note);
+            fprintf(f, " # %s; %s\n", pcf_verdict_name(r->verdict), note);
+        } else
             fprintf(f, " # %s\n", pcf_verdict_name(r->verdict));
         if (!bad)
             continue;
@@ -309,7 +332,15 @@ static int junit(const pcf_results *rs, const pcf_opts *o, const char *path)
                        "<property name=\"clause\" value=\"",
                     pcf_verdict_name(r->verdict));
             xml(f, r->clause);
-            fprintf(f, "\"/></properties>\n    </testcase>\n");
+            fprintf(f, "\"/>");
+            if (r->reruns) {
+                char note[200];
+                rerun_note(r, note, sizeof note);
+                fprintf(f, "<property name=\"rerun\" value=\"");
+                xml(f, note);
+                fprintf(f, "\"/>");
+            }
+            fprintf(f, "</properties>\n    </testcase>\n");
         }
         fprintf(f, "  </testsuite>\n");
         i = j;
@@ -442,6 +473,11 @@ static int json_dir(pcf_results *rs, const pcf_opts *o)
                 safe);
         if (o->baseline)
             fprintf(f, ", \"deviation\": %s", r->deviation ? "true" : "false");
+        if (r->reruns) {
+            fprintf(f, ", \"reruns\": %d, \"first_verdict\": \"%s\", \"first_outcome\": ",
+                    r->reruns, pcf_verdict_name(r->first_verdict));
+            pcf_json_cstr(f, r->first_outcome);
+        }
         fprintf(f, " }");
     }
     fprintf(f, "\n  }\n}\n");

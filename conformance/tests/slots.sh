@@ -8,9 +8,12 @@
 #   slots.sh PMI2_CONFORM PMI_MOCKSERVER WORKDIR
 #
 # The server: pmi-mockserver behind a wrapper that, after a launch that ran
-# pmi1/kvs/put (the PMI-1 launch's only case), refuses every later launch on
-# its slot (it says so, as srun says "queued and waiting for resources", and
-# starts nothing) until --recover clears the mark.
+# pmi1/kvs/put (the PMI-1 launch's only case), fails (exit status 1, as srun
+# does when the job's PMI broke) and refuses every later launch on its slot
+# (it says so, as srun says "queued and waiting for resources", and starts
+# nothing) until --recover clears the mark.  After the clean launch that ran
+# pmi2/kvs/put, the next launch on its slot waits 3 s first, saying so too:
+# the ordinary release of a job, slow on a loaded machine, which is no wedge.
 set -u
 conform=$1 mock=$2 work=$3
 rm -rf "$work"
@@ -29,9 +32,18 @@ if [ -e "\$dir/wedged" ]; then
     echo "server.sh: job queued and waiting for resources" >&2
     exec sleep 3600
 fi
+if [ -e "\$dir/held" ]; then
+    rm -f "\$dir/held"
+    echo "server.sh: job queued and waiting for resources" >&2
+    sleep 3
+    echo "server.sh: job has been allocated resources" >&2
+fi
 "$mock" -n "\$n" --timeout 60 -- "\$@"
 rc=\$?
-case " \$* " in *" pmi1/kvs/put "*) touch "\$dir/wedged" ;; esac
+case " \$* " in
+    *" pmi1/kvs/put "*) touch "\$dir/wedged"; exit 1 ;;
+    *" pmi2/kvs/put "*) touch "\$dir/held"; echo held >> "$work/held" ;;
+esac
 exit \$rc
 EOF
 chmod +x "$wrapper"
@@ -71,10 +83,14 @@ done
 [ "$wedged_slots" -ge 2 ] || { echo "FAIL: the launches did not spread over the slots" >&2; fail=1; }
 
 # the wedge is charged to the case before it on its slot, quickly: the
-# launcher said it waits, so not the plain 10 s start timeout
-# (ten times the slowest start, at least 2 s: more on a loaded machine)
+# launcher said it waits after a launch that failed, so not the plain 10 s
+# start timeout (ten times the slowest start, at least 2 s: more on a
+# loaded machine); the 3 s wait after a clean launch is no wedge (the one
+# recovery above) and charges no case (the verdicts below)
 grep -q 'started no rank within [2-9] s' "$work/slots.txt" ||
     { echo "FAIL: the stuck launch was not recognised before the plain 10 s:" >&2; cat "$work/slots.err" >&2; fail=1; }
+[ "$(wc -l < "$work/held" 2>/dev/null)" -eq 2 ] ||
+    { echo "FAIL: the launch that holds its slot for 3 s did not run in both runs" >&2; fail=1; }
 
 # the same verdicts as the serial run, case by case
 python3 - "$work/slots/index.json" "$work/serial/index.json" <<'EOF' || fail=1
