@@ -37,7 +37,7 @@ Exit status: 0 on success, 1 on any failure, 2 on bad usage.
 USAGE
 }
 
-say() { printf '\n==> %s\n' "$*"; }
+say() { printf '\n==> %s (at %d s)\n' "$*" "$SECONDS"; }
 die() { printf 'quickstart: error: %s\n' "$*" >&2; exit 1; }
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
