@@ -732,7 +732,8 @@ typedef struct orch {
 
 /* How long a launcher may take to return once every rank of its job has
  * ended: 5 s until one has returned, then five times the slowest return
- * seen, at least EXIT_MIN_MS. */
+ * seen (EXIT_MIN_MS to EXIT_GRACE_MS), ten times (EXIT_GRACE_MS to
+ * EXIT_CLEAN_MS) after a `clean` job (exit_wait). */
 static unsigned exit_timeout(const orch *S, bool clean)
 {
     if (!S->slowest_exit)
