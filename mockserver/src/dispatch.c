@@ -231,11 +231,50 @@ static const pmc_msg *strip_last_lf(const pms_persona *p, const pmc_msg *m, pmc_
     return copy;
 }
 
+static bool in_raw(const pmc_msg *m, pmc_slice s)
+{
+    return s.ptr >= m->raw.ptr && s.ptr + s.len <= m->raw.ptr + m->raw.len;
+}
+
+/* MPICH 4.1+/5.x's PMI-2 parser takes every byte up to '=' as the key, ';'
+ * included: a bare token ("flag;") and the key after it are one key
+ * ("flag;key").  Returns m, or `copy` with each bare pair joined to the pair
+ * after it (pairs copied into *owned).  The frame's last pair stays: its ';'
+ * ends the body. */
+static const pmc_msg *join_bare_keys(const pms_persona *p, const pmc_msg *m, pmc_msg *copy,
+                                     pmc_pair **owned)
+{
+    if (!p->v2_bare_key_joins || m->wire != PMC_WIRE_V2 || !(m->notes & PMC_NOTE_BARE_KEY))
+        return m;
+    pmc_pair *pairs = malloc(m->npairs * sizeof *pairs);
+    if (!pairs)
+        return m;
+    size_t n = 0;
+    for (size_t i = 0; i < m->npairs; i++) {
+        pmc_pair pr = m->pairs[i];
+        if (n && (pairs[n - 1].flags & PMC_PAIR_BARE) && in_raw(m, pairs[n - 1].key) &&
+            in_raw(m, pr.key) && pr.key.ptr > pairs[n - 1].key.ptr) {
+            pmc_pair *b = &pairs[n - 1]; /* the key runs from the bare token to this key's end */
+            b->key.len = (size_t)(pr.key.ptr + pr.key.len - b->key.ptr);
+            b->val = pr.val;
+            b->flags = pr.flags;
+            continue;
+        }
+        pairs[n++] = pr;
+    }
+    *copy = *m;
+    copy->pairs = pairs;
+    copy->npairs = n;
+    *owned = pairs;
+    return copy;
+}
+
 void pms_dispatch(pms_conn *c, const pmc_msg *msg)
 {
-    pmc_msg copy;
-    pmc_pair *owned = NULL;
+    pmc_msg copy, joined;
+    pmc_pair *owned = NULL, *owned_joined = NULL;
     const pmc_msg *m = strip_last_lf(c->srv->persona, msg, &copy, &owned);
+    m = join_bare_keys(c->srv->persona, m, &joined, &owned_joined);
     pmc_vreport rep;
     bool valid = true;
     missing_action mk = MK_NONE;
@@ -271,4 +310,5 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
         c->job->ranks[c->rank].spoke = true;
     pms_mutant_v2_after(c, m);
     free(owned);
+    free(owned_joined);
 }

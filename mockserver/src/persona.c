@@ -56,6 +56,10 @@ static const pms_persona hydra41 = {
     /* §4.3: a kvsname mismatch is fatal; §9: a closed socket kills the job and a partial
      * message stalls the node, as in 4.0.2 */
     .kvsname_must_match = true, .eof_kills_job = true, .hol_blocking = true,
+    /* MPICH 4.1+/5.x's proxy (pmip_cb.c check_pmi_cmd) leaves 1-5 bytes of a next length
+     * in place and parses the last frame again: it segfaults, as 4.0.2's does (H5); its
+     * parse_v2 joins a bare token to the next key; abort ignores isworld */
+    .partial_len_fatal = true, .v2_bare_key_joins = true, .abort_always_world = true,
 };
 
 static const pms_persona slurm = {

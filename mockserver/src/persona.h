@@ -114,6 +114,11 @@ typedef struct pms_persona {
                                    * frame in one read are mis-parsed: the job ends (observed) */
     bool hol_blocking;            /* while one connection holds part of a message, the other
                                    * connections of its node are not served (B7) */
+    bool v2_bare_key_joins;       /* PMI-2: a token without '=' runs on into the next key
+                                   * ("flag;key=K" is one key "flag;key": key is then missing
+                                   * and the job ends; MPICH 4.1+/5.x parse_v2 in pmi_wire.c) */
+    bool abort_always_world;      /* PMI-2 abort ends the whole job: isworld is never read
+                                   * (MPICH 4.1+/5.x HYD_pmiserv_abort) */
     /* Slurm 22.05's agent in slurmstepd (slurm-pmi2.md; observed in a full conformance run
      * against 22.05.8, conformance/tests/baselines/slurm-22.05.json) */
     bool bad_len_finalize;        /* a PMI-2 length field atoi reads as < 6, not a number, or

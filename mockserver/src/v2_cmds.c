@@ -516,7 +516,9 @@ static void do_abort(pms_conn *c, const pmc_msg *m)
     pms_job *j = c->job;
     bool world = true;
     long long code = 1;
-    if (pms_persona_bool(c->srv->persona, m, "isworld", true, &world) < 0) {
+    if (c->srv->persona->abort_always_world)
+        ; /* isworld is not read: every abort ends the job */
+    else if (pms_persona_bool(c->srv->persona, m, "isworld", true, &world) < 0) {
         pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_INVALID_ARG,
                         "isworld is neither TRUE nor FALSE"); /* BOOL-3 */
         return;
