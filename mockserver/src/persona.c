@@ -85,6 +85,8 @@ static const pms_persona slurm = {
     .missing_key_null = true, .v1_one_read = true, .v1_init_once = true, .netinfo_attr = true,
     .unpublish_always_ok = true, .abort_needs_isworld = true, .fence_counts_calls = true,
     .crash_on_v1_spaces = true, .crash_on_big_frame = true, .no_local_env = true,
+    /* its parser takes every byte up to the first = as the key (observed: robust/bare-key) */
+    .v2_bare_key_joins = true,
 };
 
 static const pms_persona *const all[] = { &strict, &hydra40, &hydra41, &slurm };

@@ -115,8 +115,9 @@ typedef struct pms_persona {
     bool hol_blocking;            /* while one connection holds part of a message, the other
                                    * connections of its node are not served (B7) */
     bool v2_bare_key_joins;       /* PMI-2: a token without '=' runs on into the next key
-                                   * ("flag;key=K" is one key "flag;key": key is then missing
-                                   * and the job ends; MPICH 4.1+/5.x parse_v2 in pmi_wire.c) */
+                                   * ("flag;key=K" is one key "flag;key", so key is missing:
+                                   * MPICH 4.1+/5.x's parse_v2 in pmi_wire.c, Slurm's parser,
+                                   * slurm-pmi2.md 3.3) */
     bool abort_always_world;      /* PMI-2 abort ends the whole job: isworld is never read
                                    * (MPICH 4.1+/5.x HYD_pmiserv_abort) */
     /* Slurm 22.05's agent in slurmstepd (slurm-pmi2.md; observed in a full conformance run
