@@ -357,6 +357,14 @@ static int case_abort(void)
               "B4: aborted=%d code=%d", pms_job_aborted(job), pms_job_exit_code(job));
         goto v1;
     }
+    if (P->abort_always_world) {
+        /* MPICH 4.1+/5.x never reads isworld: this abort ends the job too (ABORT-5 MAY) */
+        CHECK(V2(&T[0], "abort", "isworld", "FALSE", "exitcode", "3", "msg", "all") == 0 &&
+                  quiet(&T[0]) && pms_job_aborted(job) && pms_job_exit_code(job) == 3,
+              "isworld ignored: aborted=%d code=%d", pms_job_aborted(job),
+              pms_job_exit_code(job));
+        goto v1;
+    }
     CHECK(V2(&T[0], "abort", "isworld", "FALSE", "exitcode", "3", "msg", "only-me") == 0, "send");
     CHECK(quiet(&T[0]), "ABORT-3: abort answered");
     CHECK(!pms_job_aborted(job), "ABORT-5: isworld=FALSE ended the job");
