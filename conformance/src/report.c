@@ -589,6 +589,12 @@ static int html(pcf_results *rs, const pcf_opts *o, const char *path)
         html_text(f, r->outcome);
         fprintf(f, "<br><b>Actual:</b> ");
         html_text(f, r->actual);
+        if (r->reruns) {
+            char note[200];
+            rerun_note(r, note, sizeof note);
+            fprintf(f, "<br><b>Ran again:</b> ");
+            html_text(f, note);
+        }
         fprintf(f, "</p>\n");
         merged m;
         merge_traces(rs, c, &m);

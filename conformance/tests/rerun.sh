@@ -48,11 +48,15 @@ expect() { # name rc pattern...: the exit status and lines of the report
             { echo "FAIL: $name: no line matching: $pat" >&2; sed -n '/^pmi2\/kvs/,$p' "$work/$name.txt" >&2; fail=1; }
     done
 }
-run once first --rerun-deviations 1
+run once first --rerun-deviations 1 --html "$work/once.html" --junit "$work/once.xml"
 expect once 0 '^baseline .*: 0 deviations (1 case matched it only when run again' \
     '^      ran again 1 time (--rerun-deviations): FAIL (.*) the first time'
 grep -q '"pmi2/kvs/overwrite": { "verdict": "PASS".*"reruns": 1, "first_verdict": "FAIL"' \
     "$work/once/index.json" || { echo "FAIL: index.json does not record the rerun" >&2; fail=1; }
+grep -q '<b>Ran again:</b> ran again 1 time' "$work/once.html" ||
+    { echo "FAIL: the HTML report does not show the rerun" >&2; fail=1; }
+grep -q '<property name="rerun" value="ran again 1 time' "$work/once.xml" ||
+    { echo "FAIL: the JUnit report does not show the rerun" >&2; fail=1; }
 run without first
 expect without 1 '^baseline .*: 1 deviation$' '^  FAIL        pmi2/kvs/overwrite'
 run always always --rerun-deviations 2
