@@ -8,8 +8,11 @@
  *   S>C "bytes"                  -> one EXPECT per recorded message
  *   S>C raw "..." / split=...    -> EXPECT_RAW (byte for byte)
  *   eof C / eof S / close        -> SHUTDOWN / EXPECT_EOF / CLOSE
- *   timeout [MS]                 -> SILENCE */
+ *   timeout [MS]                 -> SILENCE
+ * The steps come from the trace library (pmitrace/steps.h), as the trace
+ * runner's do; this adds the PMI-1 initack exchange and the outcome fields. */
 #include "run.h"
+#include "pmitrace/steps.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,17 +40,6 @@ static pmr_step *add(pmr_script *s, pmr_skind k, const pmt_event *ev)
     return st;
 }
 
-static char *dupn(const void *p, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        if (n)
-            memcpy(d, p, n);
-        d[n] = 0;
-    }
-    return d;
-}
-
 void pmr_script_free(pmr_script *s)
 {
     for (size_t i = 0; i < s->n; i++) {
@@ -62,106 +54,6 @@ void pmr_script_free(pmr_script *s)
     }
     free(s->st);
     memset(s, 0, sizeof *s);
-}
-
-/* Recorded client writes collected until the played stream is at a message
- * boundary. */
-typedef struct chunk {
-    pmc_out bytes;
-    size_t cuts[PMT_MAX_CUTS];
-    size_t ncuts;
-    const pmt_event *first;
-    bool dead; /* the stream stopped decoding: the rest goes out raw */
-} chunk;
-
-static int flush_chunk(pmr_script *s, chunk *c)
-{
-    if (!c->bytes.len)
-        return 0;
-    pmr_step *st = add(s, PMR_S_SEND, c->first);
-    if (!st || !(st->bytes = dupn(c->bytes.buf, c->bytes.len)))
-        return -1;
-    st->form = PMR_F_RAW;
-    st->len = c->bytes.len;
-    memcpy(st->cuts, c->cuts, sizeof st->cuts);
-    st->ncuts = c->ncuts;
-    if (!c->dead) {
-        pmc_decoder *d = pmc_decoder_new(NULL);
-        if (!d)
-            return -1;
-        pmc_decoder_feed(d, c->bytes.buf, c->bytes.len);
-        size_t total = 0;
-        bool clean = true;
-        for (;;) {
-            pmc_msg m;
-            pmc_error e;
-            int rc = pmc_decoder_next(d, &m, &e);
-            if (rc == PMC_AGAIN)
-                break;
-            if (rc == PMC_ERR) {
-                clean = false;
-                break;
-            }
-            pmt_pattern *np = realloc(st->pats, (st->npats + 1) * sizeof *np);
-            if (!np || pmt_pattern_from_msg(&m, &np[st->npats])) {
-                if (np)
-                    st->pats = np;
-                pmc_decoder_free(d);
-                return -1;
-            }
-            st->pats = np;
-            st->npats++;
-            total += m.raw.len;
-            pmc_slice k;
-            if (pmc_msg_get(&m, "key", &k))
-                pmc_slice_copy(k, st->key, sizeof st->key);
-        }
-        if (clean && total == c->bytes.len && st->npats)
-            st->form = PMR_F_RECORDED;
-        pmc_decoder_free(d);
-    }
-    pmc_out_reset(&c->bytes);
-    c->ncuts = 0;
-    c->first = NULL;
-    return 0;
-}
-
-/* Recorded server bytes: one EXPECT per message; junk compared raw. */
-static int add_checked(pmr_script *s, pmc_decoder *d, bool *dead, const pmt_event *ev)
-{
-    if (*dead) {
-        pmr_step *st = add(s, PMR_S_EXPECT_RAW, ev);
-        if (!st || !(st->bytes = dupn(ev->data, ev->len)))
-            return -1;
-        st->len = ev->len;
-        return 0;
-    }
-    if (pmc_decoder_feed(d, ev->data, ev->len))
-        return -1;
-    for (;;) {
-        pmc_msg m;
-        pmc_error e;
-        int rc = pmc_decoder_next(d, &m, &e);
-        if (rc == PMC_AGAIN)
-            return 0;
-        if (rc == PMC_ERR) {
-            if (e.raw.ptr && e.raw.len) {
-                pmr_step *st = add(s, PMR_S_EXPECT_RAW, ev);
-                if (!st || !(st->bytes = dupn(e.raw.ptr, e.raw.len)))
-                    return -1;
-                st->len = e.raw.len;
-            }
-            if (e.fatal) {
-                *dead = true;
-                return 0;
-            }
-            continue;
-        }
-        pmr_step *st = add(s, PMR_S_EXPECT, ev);
-        if (!st || pmt_pattern_from_msg(&m, &st->pat))
-            return -1;
-        st->form = PMR_F_RECORDED;
-    }
 }
 
 static int add_pattern(pmr_script *s, pmr_skind k, const pmt_event *ev, const char *text,
@@ -209,98 +101,69 @@ static int add_initack(pmr_script *s, int id, char *err, size_t el)
     return 0;
 }
 
+static pmr_skind step_kind(pmt_step_kind k)
+{
+    switch (k) {
+    case PMT_STEP_SEND_PATTERN:
+    case PMT_STEP_SEND_RECORDED:
+    case PMT_STEP_SEND_RAW: return PMR_S_SEND;
+    case PMT_STEP_EXPECT_PATTERN:
+    case PMT_STEP_EXPECT_RECORDED: return PMR_S_EXPECT;
+    case PMT_STEP_EXPECT_BYTES: return PMR_S_EXPECT_RAW;
+    case PMT_STEP_SHUTDOWN: return PMR_S_SHUTDOWN;
+    case PMT_STEP_CLOSE: return PMR_S_CLOSE;
+    case PMT_STEP_EXPECT_EOF: return PMR_S_EXPECT_EOF;
+    default: return PMR_S_SILENCE;
+    }
+}
+
+static pmr_sform step_form(pmt_step_kind k)
+{
+    switch (k) {
+    case PMT_STEP_SEND_PATTERN:
+    case PMT_STEP_EXPECT_PATTERN: return PMR_F_PATTERN;
+    case PMT_STEP_SEND_RECORDED:
+    case PMT_STEP_EXPECT_RECORDED: return PMR_F_RECORDED;
+    case PMT_STEP_SEND_RAW:
+    case PMT_STEP_EXPECT_BYTES: return PMR_F_RAW;
+    default: return 0;
+    }
+}
+
 int pmr_script_build(const pmt_trace *t, const char *conn, int initack_id, pmr_script *s,
                      char *err, size_t el)
 {
     memset(s, 0, sizeof *s);
-    chunk c;
-    memset(&c, 0, sizeof c);
-    pmc_decoder *pd = pmc_decoder_new(NULL); /* played stream: message boundaries */
-    pmc_decoder *cd = pmc_decoder_new(NULL); /* checked stream */
-    bool cdead = false;
-    if (!pd || !cd)
-        goto nomem;
+    pmt_steps ps = { 0 };
     if (initack_id >= 0 && add_initack(s, initack_id, err, el))
         goto fail;
-    for (size_t k = 0; k < t->nevents; k++) {
-        const pmt_event *ev = &t->events[k];
-        if (strcmp(ev->conn, conn))
-            continue;
-        bool played = ev->side == PMT_CLIENT;
-        if (ev->kind == PMT_EV_DATA && played && ev->form == PMT_FORM_BYTES && !ev->ncuts) {
-            if (!c.bytes.len)
-                c.first = ev;
-            else if (c.ncuts < PMT_MAX_CUTS)
-                c.cuts[c.ncuts++] = c.bytes.len;
-            if (pmc_out_append(&c.bytes, ev->data, ev->len))
-                goto nomem;
-            if (!c.dead) {
-                pmc_decoder_feed(pd, ev->data, ev->len);
-                pmc_msg m;
-                pmc_error e;
-                int rc;
-                while ((rc = pmc_decoder_next(pd, &m, &e)) != PMC_AGAIN)
-                    if (rc == PMC_ERR && e.fatal) {
-                        c.dead = true;
-                        break;
-                    }
-            }
-            if ((c.dead || pmc_decoder_pending(pd) == 0) && flush_chunk(s, &c))
-                goto nomem;
-            continue;
+    if (pmt_steps_build(t, conn, PMT_CLIENT, &ps, err, el))
+        goto fail;
+    for (size_t i = 0; i < ps.n; i++) { /* the trace's steps, what they own moved in */
+        pmt_step *p = &ps.st[i];
+        pmr_step *st = add(s, step_kind(p->kind), p->ev);
+        if (!st) {
+            snprintf(err, el, "out of memory");
+            goto fail;
         }
-        if (ev->kind == PMT_EV_OPEN || ev->kind == PMT_EV_NOTE)
-            continue;
-        if (flush_chunk(s, &c))
-            goto nomem;
-        pmr_step *st;
-        switch (ev->kind) {
-        case PMT_EV_DATA:
-            if (ev->form == PMT_FORM_MSG) {
-                if (add_pattern(s, played ? PMR_S_SEND : PMR_S_EXPECT, ev, ev->data, ev->len, err,
-                                el))
-                    goto fail;
-            } else if (played || ev->form == PMT_FORM_RAW || ev->ncuts) {
-                st = add(s, played ? PMR_S_SEND : PMR_S_EXPECT_RAW, ev);
-                if (!st || !(st->bytes = dupn(ev->data, ev->len)))
-                    goto nomem;
-                st->form = PMR_F_RAW;
-                st->len = ev->len;
-                for (uint32_t q = 0; q < ev->ncuts && q < PMT_MAX_CUTS; q++)
-                    st->cuts[q] = ev->cuts[q];
-                st->ncuts = ev->ncuts;
-            } else if (add_checked(s, cd, &cdead, ev)) {
-                goto nomem;
-            }
-            break;
-        case PMT_EV_EOF:
-            if (!add(s, played ? PMR_S_SHUTDOWN : PMR_S_EXPECT_EOF, ev))
-                goto nomem;
-            break;
-        case PMT_EV_CLOSE:
-            if (!add(s, PMR_S_CLOSE, ev))
-                goto nomem;
-            break;
-        case PMT_EV_TIMEOUT:
-            if (!add(s, PMR_S_SILENCE, ev))
-                goto nomem;
-            break;
-        default:
-            break;
-        }
+        st->form = step_form(p->kind);
+        st->pat = p->pat;
+        memset(&p->pat, 0, sizeof p->pat);
+        st->pats = p->pats;
+        st->npats = p->npats;
+        p->pats = NULL;
+        p->npats = 0;
+        st->bytes = p->bytes;
+        st->len = p->len;
+        p->bytes = NULL;
+        memcpy(st->cuts, p->cuts, sizeof st->cuts);
+        st->ncuts = p->ncuts;
+        memcpy(st->key, p->key, sizeof st->key);
     }
-    if (flush_chunk(s, &c))
-        goto nomem;
-    pmc_decoder_free(pd);
-    pmc_decoder_free(cd);
-    pmc_out_free(&c.bytes);
+    pmt_steps_free(&ps);
     return 0;
-nomem:
-    snprintf(err, el, "out of memory");
 fail:
-    pmc_decoder_free(pd);
-    pmc_decoder_free(cd);
-    pmc_out_free(&c.bytes);
+    pmt_steps_free(&ps);
     pmr_script_free(s);
     return -1;
 }

@@ -4,6 +4,7 @@
  * the caller moves bytes, so the same runner serves a socket, a socketpair
  * under a launcher or an in-process mock. */
 #include "pmitrace/match.h"
+#include "pmitrace/steps.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -76,142 +77,54 @@ static step *new_step(pmt_runner *r, stkind k, const pmt_event *ev)
     return s;
 }
 
-static char *dupn(const char *s, size_t n)
+static stkind step_kind(pmt_step_kind k)
 {
-    char *d = malloc(n + 1);
-    if (d) {
-        if (n)
-            memcpy(d, s, n);
-        d[n] = 0;
+    switch (k) {
+    case PMT_STEP_SEND_PATTERN: return ST_SEND_PAT;
+    case PMT_STEP_SEND_RECORDED: return ST_SEND_REC;
+    case PMT_STEP_SEND_RAW: return ST_SEND_RAW;
+    case PMT_STEP_SHUTDOWN: return ST_SHUTDOWN;
+    case PMT_STEP_CLOSE: return ST_CLOSE;
+    case PMT_STEP_EXPECT_PATTERN:
+    case PMT_STEP_EXPECT_RECORDED: return ST_EXPECT;
+    case PMT_STEP_EXPECT_BYTES: return ST_EXPECT_BYTES;
+    case PMT_STEP_EXPECT_EOF: return ST_EXPECT_EOF;
+    default: return ST_SILENCE;
     }
-    return d;
 }
 
-/* A played chunk of recorded bytes: the writes up to a message boundary. */
-typedef struct chunk {
-    pmc_out bytes;
-    size_t cuts[PMT_MAX_CUTS];
-    size_t ncuts;
-    uint32_t line, delay;
-    uint64_t usec;
-    pmc_decoder *d;
-    bool dead; /* the played stream stopped decoding: bytes go out raw */
-} chunk;
-
-static int flush_chunk(pmt_runner *r, chunk *c, char *err, size_t el)
+/* The runner's steps: the trace's (steps.c), what they own moved in. */
+static int take_steps(pmt_runner *r, pmt_steps *ps)
 {
-    if (!c->bytes.len)
-        return 0;
-    pmt_event fake;
-    memset(&fake, 0, sizeof fake);
-    fake.line = c->line;
-    fake.usec = c->usec;
-    fake.delay_ms = c->delay;
-    step *s = new_step(r, ST_SEND_RAW, &fake);
-    if (!s || !(s->bytes = dupn(c->bytes.buf, c->bytes.len)))
-        goto nomem;
-    s->len = c->bytes.len;
-    memcpy(s->cuts, c->cuts, sizeof s->cuts);
-    s->ncuts = c->ncuts;
-    if (!c->dead) {
-        /* decode the chunk's messages so values can be mapped before sending */
-        pmc_decoder *d = pmc_decoder_new(NULL);
-        if (!d)
-            goto nomem;
-        pmc_decoder_feed(d, c->bytes.buf, c->bytes.len);
-        pmc_msg m;
-        pmc_error e;
-        size_t total = 0;
-        bool clean = true;
-        while (clean) {
-            int rc = pmc_decoder_next(d, &m, &e);
-            if (rc == PMC_AGAIN)
-                break;
-            if (rc == PMC_ERR) {
-                clean = false;
-                break;
-            }
-            pmt_pattern *np = realloc(s->pats, (s->npats + 1) * sizeof *np);
-            if (!np) {
-                pmc_decoder_free(d);
-                goto nomem;
-            }
-            s->pats = np;
-            if (pmt_pattern_from_msg(&m, &s->pats[s->npats])) {
-                pmc_decoder_free(d);
-                goto nomem;
-            }
-            s->npats++;
-            total += m.raw.len;
-            pmc_slice k;
-            if (pmc_msg_get(&m, "key", &k))
-                pmc_slice_copy(k, s->key, sizeof s->key);
-        }
-        clean = clean && total == c->bytes.len && pmc_decoder_pending(d) == 0;
-        pmc_decoder_free(d);
-        if (clean)
-            s->kind = ST_SEND_REC;
+    for (size_t i = 0; i < ps->n; i++) {
+        pmt_step *p = &ps->st[i];
+        step *s = new_step(r, step_kind(p->kind), p->ev);
+        if (!s)
+            return -1;
+        if (p->chunk) /* gathered writes: the first one's place and pause, no flags */
+            s->flags = s->timeout_ms = 0;
+        s->pat = p->pat;
+        memset(&p->pat, 0, sizeof p->pat);
+        s->pats = p->pats;
+        s->npats = p->npats;
+        p->pats = NULL;
+        p->npats = 0;
+        s->bytes = p->bytes;
+        s->len = p->len;
+        p->bytes = NULL;
+        memcpy(s->cuts, p->cuts, sizeof s->cuts);
+        s->ncuts = p->ncuts;
+        memcpy(s->key, p->key, sizeof s->key);
     }
-    pmc_out_reset(&c->bytes);
-    c->ncuts = 0;
-    c->delay = 0;
     return 0;
-nomem:
-    snprintf(err, el, "out of memory");
-    return -1;
-}
-
-static int add_checked(pmt_runner *r, pmc_decoder *d, bool *dead, const pmt_event *ev, char *err,
-                       size_t el)
-{
-    if (*dead) {
-        step *s = new_step(r, ST_EXPECT_BYTES, ev);
-        if (!s || !(s->bytes = dupn(ev->data, ev->len)))
-            goto nomem;
-        s->len = ev->len;
-        return 0;
-    }
-    if (pmc_decoder_feed(d, ev->data, ev->len))
-        goto nomem;
-    for (;;) {
-        pmc_msg m;
-        pmc_error e;
-        int rc = pmc_decoder_next(d, &m, &e);
-        if (rc == PMC_AGAIN)
-            return 0;
-        if (rc == PMC_ERR) {
-            /* recorded junk: compare it byte for byte */
-            if (e.raw.ptr && e.raw.len) {
-                step *s = new_step(r, ST_EXPECT_BYTES, ev);
-                if (!s || !(s->bytes = dupn(e.raw.ptr, e.raw.len)))
-                    goto nomem;
-                s->len = e.raw.len;
-            }
-            if (e.fatal) {
-                *dead = true;
-                return 0;
-            }
-            continue;
-        }
-        step *s = new_step(r, ST_EXPECT, ev);
-        if (!s || pmt_pattern_from_msg(&m, &s->pat))
-            goto nomem;
-    }
-nomem:
-    snprintf(err, el, "out of memory");
-    return -1;
 }
 
 pmt_runner *pmt_runner_new(const pmt_trace *t, const char *conn, pmt_side play, pmt_vars *v,
                            const pmt_runner_opts *o, char *err, size_t el)
 {
     pmt_runner *r = calloc(1, sizeof *r);
-    chunk c;
-    memset(&c, 0, sizeof c);
-    pmc_decoder *cd = pmc_decoder_new(NULL);
-    bool cdead = false;
-    c.d = NULL;
-    if (!r || !cd)
+    pmt_steps ps = { 0 };
+    if (!r)
         goto nomem;
     snprintf(r->conn, sizeof r->conn, "%s", conn);
     r->v = v;
@@ -227,113 +140,16 @@ pmt_runner *pmt_runner_new(const pmt_trace *t, const char *conn, pmt_side play, 
         r->o.silence_ms = 300;
     if (!(r->dec = pmc_decoder_new(NULL)))
         goto nomem;
-    pmc_decoder *pd = pmc_decoder_new(NULL); /* played stream: is the chunk complete? */
-    if (!pd)
+    if (pmt_steps_build(t, conn, play, &ps, err, el))
+        goto fail;
+    if (take_steps(r, &ps))
         goto nomem;
-    for (size_t k = 0; k < t->nevents; k++) {
-        const pmt_event *ev = &t->events[k];
-        if (strcmp(ev->conn, conn))
-            continue;
-        bool played = ev->side == play;
-        if (ev->kind == PMT_EV_DATA && played && ev->form == PMT_FORM_BYTES && !ev->ncuts) {
-            if (!c.bytes.len) {
-                c.line = ev->line;
-                c.usec = ev->usec;
-                c.delay = ev->delay_ms;
-            } else if (c.ncuts < PMT_MAX_CUTS) {
-                c.cuts[c.ncuts++] = c.bytes.len;
-            }
-            if (pmc_out_append(&c.bytes, ev->data, ev->len))
-                goto nomem2;
-            if (!c.dead) {
-                pmc_decoder_feed(pd, ev->data, ev->len);
-                pmc_msg m;
-                pmc_error e;
-                int rc;
-                while ((rc = pmc_decoder_next(pd, &m, &e)) != PMC_AGAIN)
-                    if (rc == PMC_ERR && e.fatal) {
-                        c.dead = true;
-                        break;
-                    }
-            }
-            if (c.dead || pmc_decoder_pending(pd) == 0)
-                if (flush_chunk(r, &c, err, el))
-                    goto fail2;
-            continue;
-        }
-        if (flush_chunk(r, &c, err, el))
-            goto fail2;
-        if (ev->kind == PMT_EV_DATA && played) {
-            step *s;
-            if (ev->form == PMT_FORM_MSG) {
-                size_t ep;
-                char pe[160];
-                if (!(s = new_step(r, ST_SEND_PAT, ev)))
-                    goto nomem2;
-                if (pmt_pattern_parse(ev->data, ev->len, &s->pat, &ep, pe, sizeof pe)) {
-                    snprintf(err, el, "line %u column %zu: %s", ev->line, ep + 1, pe);
-                    r->n--;
-                    goto fail2;
-                }
-                for (size_t q = 0; q < s->pat.n; q++)
-                    if (!strcmp(s->pat.pairs[q].key, "key") && s->pat.pairs[q].kind == PMT_PV_LIT)
-                        snprintf(s->key, sizeof s->key, "%s", s->pat.pairs[q].val);
-            } else {
-                if (!(s = new_step(r, ST_SEND_RAW, ev)) || !(s->bytes = dupn(ev->data, ev->len)))
-                    goto nomem2;
-                s->len = ev->len;
-                for (uint32_t q = 0; q < ev->ncuts; q++)
-                    s->cuts[q] = ev->cuts[q];
-                s->ncuts = ev->ncuts;
-            }
-        } else if (ev->kind == PMT_EV_DATA) {
-            if (ev->form == PMT_FORM_MSG) {
-                size_t ep;
-                char pe[160];
-                step *s = new_step(r, ST_EXPECT, ev);
-                if (!s)
-                    goto nomem2;
-                if (pmt_pattern_parse(ev->data, ev->len, &s->pat, &ep, pe, sizeof pe)) {
-                    snprintf(err, el, "line %u column %zu: %s", ev->line, ep + 1, pe);
-                    r->n--;
-                    goto fail2;
-                }
-            } else if (ev->form == PMT_FORM_RAW || ev->ncuts) {
-                step *s = new_step(r, ST_EXPECT_BYTES, ev);
-                if (!s || !(s->bytes = dupn(ev->data, ev->len)))
-                    goto nomem2;
-                s->len = ev->len;
-            } else if (add_checked(r, cd, &cdead, ev, err, el)) {
-                goto fail2;
-            }
-        } else if (ev->kind == PMT_EV_EOF) {
-            if (!new_step(r, played ? ST_SHUTDOWN : ST_EXPECT_EOF, ev))
-                goto nomem2;
-        } else if (ev->kind == PMT_EV_CLOSE) {
-            if (play == PMT_CLIENT && !new_step(r, ST_CLOSE, ev))
-                goto nomem2;
-        } else if (ev->kind == PMT_EV_TIMEOUT) {
-            if (!new_step(r, ST_SILENCE, ev))
-                goto nomem2;
-        }
-    }
-    if (flush_chunk(r, &c, err, el))
-        goto fail2;
-    pmc_decoder_free(pd);
-    pmc_decoder_free(cd);
-    pmc_out_free(&c.bytes);
+    pmt_steps_free(&ps);
     return r;
-nomem2:
-    snprintf(err, el, "out of memory");
-fail2:
-    pmc_decoder_free(pd);
-    pmc_decoder_free(cd);
-    pmc_out_free(&c.bytes);
-    pmt_runner_free(r);
-    return NULL;
 nomem:
     snprintf(err, el, "out of memory");
-    pmc_decoder_free(cd);
+fail:
+    pmt_steps_free(&ps);
     pmt_runner_free(r);
     return NULL;
 }
