@@ -69,6 +69,7 @@ FLAG_MUTANT(m_rej_cr, p->decode_strict |= PMC_NOTE_V1_CR)
 FLAG_MUTANT(m_rej_empty, p->decode_strict |= PMC_NOTE_EMPTY_VALUE)
 FLAG_MUTANT(m_len_atoi, p->decode_flags |= PMC_DEC_LEN_ATOI)
 FLAG_MUTANT(m_rej_bare, p->decode_strict |= PMC_NOTE_BARE_KEY)
+FLAG_MUTANT(m_bare_joins, p->v2_bare_key_joins = true)
 FLAG_MUTANT(m_rej_junk, p->decode_strict |= PMC_NOTE_TRAILING_JUNK)
 FLAG_MUTANT(m_rej_keychars, p->decode_strict |= PMC_NOTE_KEY_CHARS)
 FLAG_MUTANT(m_rej_lenleft, p->decode_strict |= PMC_NOTE_LEN_LEFT | PMC_NOTE_LEN_ZERO)
@@ -134,6 +135,7 @@ const pms_mutant pms_mutants_flags[] = {
     { "empty-value-rejected", "BODY-8", "an empty value is a protocol error", m_rej_empty, NULL },
     { "length-atoi", "FRAME-5", "a length field is read with atoi: '+' and trailing bytes accepted", m_len_atoi, NULL },
     { "bare-key-rejected", "BODY-9", "a bare key is a protocol error", m_rej_bare, NULL },
+    { "bare-key-joined", "BODY-9", "a bare PMI-2 key runs on into the next key (\"flag;key\" is one key)", m_bare_joins, NULL },
     { "trailing-junk-rejected", "BODY-6", "bytes after the last ';' are a protocol error", m_rej_junk, NULL },
     { "key-chars-rejected", "KEY-2", "a key outside [-_A-Za-z0-9] is a protocol error", m_rej_keychars, NULL },
     { "padded-length-rejected", "FRAME-3", "left-justified or zero-padded length fields are refused", m_rej_lenleft, NULL },
