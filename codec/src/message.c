@@ -18,6 +18,30 @@ const pmc_pair *pmc_msg_find(const pmc_msg *m, const char *key)
     return pmc_msg_findn(m, key, strlen(key));
 }
 
+static bool in_raw(const pmc_msg *m, pmc_slice s)
+{
+    return s.ptr >= m->raw.ptr && s.ptr + s.len <= m->raw.ptr + m->raw.len;
+}
+
+size_t pmc_msg_join_bare_keys(const pmc_msg *m, pmc_pair *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->npairs; i++) {
+        pmc_pair pr = m->pairs[i];
+        pmc_pair *b = n ? &out[n - 1] : NULL;
+        if (b && (b->flags & PMC_PAIR_BARE) && in_raw(m, b->key) && in_raw(m, pr.key) &&
+            pr.key.ptr > b->key.ptr) {
+            /* the key runs from the bare token over its ';' to this key's end */
+            b->key.len = (size_t)(pr.key.ptr + pr.key.len - b->key.ptr);
+            b->val = pr.val;
+            b->flags = pr.flags;
+            continue;
+        }
+        out[n++] = pr;
+    }
+    return n;
+}
+
 bool pmc_msg_get(const pmc_msg *m, const char *key, pmc_slice *out)
 {
     const pmc_pair *p = pmc_msg_find(m, key);

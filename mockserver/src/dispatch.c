@@ -231,16 +231,10 @@ static const pmc_msg *strip_last_lf(const pms_persona *p, const pmc_msg *m, pmc_
     return copy;
 }
 
-static bool in_raw(const pmc_msg *m, pmc_slice s)
-{
-    return s.ptr >= m->raw.ptr && s.ptr + s.len <= m->raw.ptr + m->raw.len;
-}
-
-/* MPICH 4.1+/5.x's PMI-2 parser takes every byte up to '=' as the key, ';'
- * included: a bare token ("flag;") and the key after it are one key
- * ("flag;key").  Returns m, or `copy` with each bare pair joined to the pair
- * after it (pairs copied into *owned).  The frame's last pair stays: its ';'
- * ends the body. */
+/* MPICH 4.1+/5.x's and Slurm's PMI-2 parsers take every byte up to '=' as
+ * the key, ';' included: a bare token ("flag;") and the key after it are one
+ * key (pmc_msg_join_bare_keys).  Returns m, or `copy` with the pairs so read
+ * (copied into *owned). */
 static const pmc_msg *join_bare_keys(const pms_persona *p, const pmc_msg *m, pmc_msg *copy,
                                      pmc_pair **owned)
 {
@@ -249,22 +243,9 @@ static const pmc_msg *join_bare_keys(const pms_persona *p, const pmc_msg *m, pmc
     pmc_pair *pairs = malloc(m->npairs * sizeof *pairs);
     if (!pairs)
         return m;
-    size_t n = 0;
-    for (size_t i = 0; i < m->npairs; i++) {
-        pmc_pair pr = m->pairs[i];
-        if (n && (pairs[n - 1].flags & PMC_PAIR_BARE) && in_raw(m, pairs[n - 1].key) &&
-            in_raw(m, pr.key) && pr.key.ptr > pairs[n - 1].key.ptr) {
-            pmc_pair *b = &pairs[n - 1]; /* the key runs from the bare token to this key's end */
-            b->key.len = (size_t)(pr.key.ptr + pr.key.len - b->key.ptr);
-            b->val = pr.val;
-            b->flags = pr.flags;
-            continue;
-        }
-        pairs[n++] = pr;
-    }
     *copy = *m;
     copy->pairs = pairs;
-    copy->npairs = n;
+    copy->npairs = pmc_msg_join_bare_keys(m, pairs);
     *owned = pairs;
     return copy;
 }

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -397,6 +398,13 @@ START_TEST(v2_bare_key)
     pair_is(0, "flag", NULL);
     pair_is(1, "key", "x");
     ck_assert_uint_eq(M.notes, PMC_NOTE_BARE_KEY);
+    /* read as MPICH 4.1+ and Slurm read it: "flag;key" is one key */
+    pmc_pair joined[3];
+    ck_assert_uint_eq(pmc_msg_join_bare_keys(&M, joined), 2);
+    ck_assert(joined[0].key.len == 8 && memcmp(joined[0].key.ptr, "flag;key", 8) == 0);
+    ck_assert(joined[0].val.len == 1 && joined[0].val.ptr[0] == 'x');
+    ck_assert(!(joined[0].flags & PMC_PAIR_BARE));
+    ck_assert(joined[1].key.len == 5 && memcmp(joined[1].key.ptr, "value", 5) == 0);
     pmc_decoder_opts o = opts_default();
     o.strict = PMC_STRICT_ALL;
     ERR_CASE(&o, "    31cmd=kvs-put;flag;key=x;value=y;", PMC_E_BARE_KEY, 18, false);

@@ -38,6 +38,14 @@ PMC_API int pmc_msg_get_bool(const pmc_msg *m, const char *key, bool *out, bool 
 PMC_API int pmc_parse_int(pmc_slice s, long long *out);           /* 0 ok, -1 bad */
 PMC_API int pmc_parse_bool(pmc_slice s, bool *out, bool *lower);  /* 0 ok, -1 bad */
 
+/* The pairs of a PMI-2 message as a parser that takes every byte up to '='
+ * as the key reads them (MPICH 4.1+/5.x, Slurm): each bare pair (PMC_PAIR_BARE)
+ * joins the pair after it, "flag;key=x" becoming the key "flag;key" with the
+ * value x; a bare last pair stays.  out holds m->npairs pairs; returns how
+ * many it wrote.  Pairs that do not lie in m->raw (reassembled from
+ * continuation frames) are left as they are. */
+PMC_API size_t pmc_msg_join_bare_keys(const pmc_msg *m, pmc_pair *out);
+
 /* Copy a slice into a NUL-terminated buffer (truncating); returns s.len. */
 PMC_API size_t pmc_slice_copy(pmc_slice s, char *buf, size_t n);
 
