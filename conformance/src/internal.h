@@ -174,7 +174,7 @@ void pcf_safe_name(const char *id, char *out, size_t n);
 
 /* ---- reports ---------------------------------------------------------------- */
 
-int pcf_baseline_apply(pcf_results *rs, const char *path, bool strict, FILE *err);
+int pcf_baseline_apply(pcf_results *rs, const char *path, bool strict, FILE *err); /* err NULL: quiet */
 int pcf_baseline_write(const pcf_results *rs, const char *path);
 /* Console (grouped by section) to f; returns the exit code of the run. */
 int pcf_report(pcf_results *rs, const pcf_opts *o, FILE *f);

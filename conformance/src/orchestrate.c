@@ -755,6 +755,15 @@ static unsigned quick_timeout(const orch *S, int slot)
     return S->broken[slot] ? quick_start_timeout(S->o, S->slowest_quiet, S->slowest_start) : 0;
 }
 
+/* A launch's waits, from what the run has seen so far. */
+static void arm_waits(const orch *S, running *rn)
+{
+    rn->start_ms = start_timeout(S->o, S->slowest_start);
+    rn->quick_ms = quick_timeout(S, rn->slot);
+    rn->exit_ms = exit_timeout(S, false);
+    rn->exit_clean_ms = exit_timeout(S, true);
+}
+
 /* Recover the server of `slot`: at once without {slot}; with it in the
  * background (true: the next launch there tells whether it worked). */
 static bool orch_recover(orch *S, int slot)
@@ -824,6 +833,18 @@ static launch one_case_launch(const pcf_opts *o, int pmi, const pcf_entry *e)
     return one;
 }
 
+/* The protocol of a case's launch: --pmi when given; else a destructive
+ * case PMI-2 when it speaks it, and a shared case PMI-1 only when it speaks
+ * nothing else (plan's rule). */
+static int launch_pmi(const pcf_opts *o, const pcf_case *c)
+{
+    if (o->pmi_given)
+        return o->pmi;
+    if (c->flags & PCF_DESTRUCTIVE)
+        return (c->flags & PCF_V2) ? 2 : 1;
+    return (c->flags & PCF_V1) && !(c->flags & PCF_V2) ? 1 : 2;
+}
+
 /* Cases that may end their job (destructive) run several to a launch, each
  * on a victim rank of its own, one at a time: the harness can tell which
  * one ended the job (rank 0 records its start first, and asks the server
@@ -868,7 +889,6 @@ static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
         const pcf_case *c = all[i].c;
         if (!pcf_selected(c->id, o->globs, o->nglobs) || !(c->flags & PCF_DESTRUCTIVE))
             continue;
-        int pmi = (c->flags & PCF_V2) ? 2 : 1;
         if (o->pmi_given) {
             const char *why = pcf_unrunnable(c, o->pmi, 1 << 20);
             if (why) { /* the server may not speak the other protocol at all */
@@ -876,8 +896,8 @@ static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
                 S->total++;
                 continue;
             }
-            pmi = o->pmi;
         }
+        int pmi = launch_pmi(o, c);
         launch *g;
         if (!(c->flags & PCF_COLLECTIVE) && open[pmi] && open[pmi]->n < VICTIMS_PER_LAUNCH) {
             g = open[pmi];
@@ -1203,11 +1223,7 @@ static bool plan_reruns(orch *S, int np)
     if (!o->baseline || S->stopped || S->dead[0] || stop_signal ||
         (S->run_deadline && pws_now_usec() >= S->run_deadline))
         return false;
-    FILE *quiet = fopen("/dev/null", "w");
-    int rc = quiet ? pcf_baseline_apply(&S->rs, o->baseline, o->strict, quiet) : -1;
-    if (quiet)
-        fclose(quiet);
-    if (rc != 0)
+    if (pcf_baseline_apply(&S->rs, o->baseline, o->strict, NULL) != 0)
         return false; /* the report says why */
     size_t n = 0;
     for (size_t i = 0; i < S->rs.n; i++) {
@@ -1221,10 +1237,7 @@ static bool plan_reruns(orch *S, int np)
         r->reruns++;
         pcf_result_forget(r);
         const pcf_case *c = r->e->c;
-        int pmi = o->pmi_given ? o->pmi
-                  : (c->flags & PCF_DESTRUCTIVE) ? ((c->flags & PCF_V2) ? 2 : 1)
-                  : ((c->flags & PCF_V1) && !(c->flags & PCF_V2)) ? 1 : 2; /* as plan() */
-        launch one = one_case_launch(o, pmi, r->e);
+        launch one = one_case_launch(o, launch_pmi(o, c), r->e);
         if (!(c->flags & PCF_DESTRUCTIVE) || (c->flags & PCF_COLLECTIVE))
             one.np = c->min_ranks > np ? c->min_ranks : np; /* as in its shared launch */
         insert_launch(S, one);
@@ -1284,10 +1297,7 @@ static void run_plan(orch *S, const char *dir, const char *self)
             memset(rn, 0, sizeof *rn);
             rn->k = k;
             rn->slot = S->slotted ? free_slot(S, act, nact) : 0;
-            rn->start_ms = start_timeout(o, S->slowest_start);
-            rn->quick_ms = quick_timeout(S, rn->slot);
-            rn->exit_ms = exit_timeout(S, false);
-            rn->exit_clean_ms = exit_timeout(S, true);
+            arm_waits(S, rn);
             snprintf(rn->res, sizeof rn->res, "%s/launch-%zu.results", dir, k);
             snprintf(rn->log, sizeof rn->log, "%s/launch-%zu.log", dir, k);
             if (!launch_begin(o, cur, self, rn)) {
@@ -1348,10 +1358,9 @@ static void probe_slots(orch *S, const char *dir, const char *self)
         running rn = { .slot = slot };
         snprintf(rn.res, sizeof rn.res, "%s/probe.results", dir);
         snprintf(rn.log, sizeof rn.log, "%s/probe.log", dir);
-        rn.start_ms = start_timeout(o, S->slowest_start ? S->slowest_start : 1);
-        rn.quick_ms = quick_timeout(S, slot);
-        rn.exit_ms = exit_timeout(S, false);
-        rn.exit_clean_ms = exit_timeout(S, true);
+        arm_waits(S, &rn);
+        if (!S->slowest_start) /* no start seen: the plain floor, not the first launch's 60 s */
+            rn.start_ms = start_timeout(o, 1);
         pcf_progress_note(o, "checking that the server released the last job");
         run_launch(o, &probe, &rn, self, S->run_deadline, NULL);
         char said[1200];

@@ -3,6 +3,7 @@
 #include "pmitrace/trace.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,24 +284,35 @@ char *pcf_slurp(const char *path, size_t *len)
     return b;
 }
 
+/* A baseline's problem, to err (NULL: said elsewhere, or not at all). */
+static void say(FILE *err, const char *fmt, ...)
+{
+    if (!err)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(err, fmt, ap);
+    va_end(ap);
+}
+
 int pcf_baseline_apply(pcf_results *rs, const char *path, bool strict, FILE *err)
 {
     size_t len;
     char *text = pcf_slurp(path, &len);
     if (!text) {
-        fprintf(err, "pmi2-conform: baseline %s: %s\n", path, strerror(errno));
+        say(err, "pmi2-conform: baseline %s: %s\n", path, strerror(errno));
         return -1;
     }
     char perr[200];
     pcf_jv *root = pcf_json_parse(text, len, perr, sizeof perr);
     free(text);
     if (!root) {
-        fprintf(err, "pmi2-conform: baseline %s: %s\n", path, perr);
+        say(err, "pmi2-conform: baseline %s: %s\n", path, perr);
         return -1;
     }
     const pcf_jv *cases = pcf_json_get(root, "cases");
     if (!cases) {
-        fprintf(err, "pmi2-conform: baseline %s: no \"cases\" object\n", path);
+        say(err, "pmi2-conform: baseline %s: no \"cases\" object\n", path);
         pcf_json_free(root);
         return -1;
     }
@@ -314,13 +326,13 @@ int pcf_baseline_apply(pcf_results *rs, const char *path, bool strict, FILE *err
         const char *why = pcf_json_string(pcf_json_get(ent, "justification"));
         int v = vs ? pcf_verdict_parse(vs) : -1;
         if (!id || v < 0) {
-            fprintf(err, "pmi2-conform: baseline %s: case %s: missing or unknown verdict\n", path,
+            say(err, "pmi2-conform: baseline %s: case %s: missing or unknown verdict\n", path,
                     id ? id : "?");
             bad = 1;
             continue;
         }
         if ((!why || !*why) && !published) {
-            fprintf(err, "pmi2-conform: baseline %s: case %s: every entry needs a written "
+            say(err, "pmi2-conform: baseline %s: case %s: every entry needs a written "
                          "justification\n", path, id);
             bad = 1;
             continue;
