@@ -78,6 +78,10 @@ typedef struct pcf_results {
     double seconds;
     char target[256]; /* what was tested: "mpiexec.hydra -n {n}", "run as job" */
     char tracedir[512]; /* where the per-rank case traces are ("" when none) */
+    /* Why this run is no whole verdict on its target (interrupted, the
+     * launcher or the harness's start-up failed, the control channel lost):
+     * exit status 2 whatever the verdicts say.  "" when it is whole. */
+    char incomplete[400];
 } pcf_results;
 
 pcf_result *pcf_results_get(pcf_results *rs, const pcf_entry *e); /* adds when new */
@@ -179,6 +183,11 @@ int pcf_baseline_write(const pcf_results *rs, const char *path);
 /* Console (grouped by section) to f; returns the exit code of the run. */
 int pcf_report(pcf_results *rs, const pcf_opts *o, FILE *f);
 int pcf_exit_code(const pcf_results *rs, const pcf_opts *o);
+/* Why the run must exit 2 although the report is written (an empty
+ * selection, nothing graded, rs->incomplete); NULL when its verdicts stand. */
+const char *pcf_run_unusable(const pcf_results *rs, char *buf, size_t n);
+/* src on one line (a launcher's quoted lines joined by spaces), cut to n. */
+void pcf_one_line(char *dst, size_t n, const char *src);
 /* The report files only (JUnit, JSON, HTML), e.g. provisionally. */
 void pcf_report_files(pcf_results *rs, const pcf_opts *o);
 /* Console mode only: print the results not printed yet (grouped by section),

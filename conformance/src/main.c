@@ -83,9 +83,11 @@ static void usage(FILE *f)
           "verdicts: PASS, NON-STRICT, UNSUPPORTED, INFO, FAIL, ERROR (harness), TIMEOUT,\n"
           "SKIPPED, FLAKY.\n"
           "exit status: 0 conformant, 1 non-conformant (FAIL, TIMEOUT, FLAKY; NON-STRICT\n"
-          "with --strict; with --baseline: any deviation), 2 usage or harness error, or a\n"
-          "run that did not complete (interrupted, --deadline, the control channel lost\n"
-          "when run as the job); the report of what ran is printed in every case.\n",
+          "with --strict; with --baseline: any deviation), 2 usage or harness error, a\n"
+          "run that tested nothing (no case selected, every case SKIPPED) or did not\n"
+          "complete (interrupted, --deadline, launches that could not start, the\n"
+          "control channel lost when run as the job), with a line on stderr saying why;\n"
+          "the report of what ran is printed in every case.\n",
           f);
 }
 

@@ -718,6 +718,8 @@ typedef struct orch {
     pid_t recovering[MAX_JOBS];
     uint64_t recover_dl[MAX_JOBS];
     char dead[1400];         /* why no launch can run any more */
+    size_t unrun;            /* cases SKIPPED because their launches kept ending first */
+    char unrun_why[400];     /* ... the first such reason, on one line */
     bool stopped;            /* by a signal or --deadline */
     /* launches whose job never got through the harness's start-up, by
      * protocol: after two, that protocol's launches are not tried again */
@@ -1163,6 +1165,9 @@ static void finished(orch *S, running *rn)
                          "this case%s%s", end_name(out->how),
                          said[0] ? "; the launcher said:\n" : "", said);
             skip_rest(&S->rs, &rest, why);
+            if (!S->unrun++) /* a line for the exit status; the report has it whole */
+                pcf_one_line(S->unrun_why, sizeof S->unrun_why, why);
+            S->unrun += rest.n - 1;
             free(rest.cases);
         }
     }
@@ -1446,13 +1451,27 @@ int pcf_run_orchestrated(const pcf_opts *o)
             }
     pcf_results_free(&S.rs);
     sorted.seconds = (double)(pws_now_usec() - t0) / 1e6;
+    /* the exit status is decided before the report files record it */
+    char *inc = sorted.incomplete;
+    size_t incn = sizeof sorted.incomplete;
+    if (S.stopped)
+        snprintf(inc, incn, "the run did not complete (%s)",
+                 stop_signal ? "interrupted" : "its --deadline passed");
+    else if (S.dead[0] || S.proto_dead[1][0] || S.proto_dead[2][0]) {
+        char one[300];
+        pcf_one_line(one, sizeof one, S.dead[0] ? S.dead
+                                      : S.proto_dead[2][0] ? S.proto_dead[2] : S.proto_dead[1]);
+        snprintf(inc, incn, "the run did not complete: %s", one);
+    } else if (S.unrun) {
+        snprintf(inc, incn, "%zu case(s) %.300s", S.unrun, S.unrun_why);
+    }
+    else if (S.harness)
+        snprintf(inc, incn, "a launch could not be started");
     int code = pcf_report(&sorted, o, stdout);
     pcf_results_free(&sorted);
     for (size_t k = 0; k < S.nl; k++)
         free(S.L[k].cases);
     free(S.L);
     remove_run_dir(dir);
-    if (S.stopped || S.proto_dead[1][0] || S.proto_dead[2][0])
-        return PCF_EXIT_USAGE; /* the report is whole, the run is not */
-    return S.harness && code == 0 ? PCF_EXIT_USAGE : code;
+    return code;
 }

@@ -31,9 +31,51 @@ void pcf_summary_line(const pcf_results *rs, char *buf, size_t n)
              c[PCF_ERROR], c[PCF_TIMEOUT], c[PCF_SKIPPED], c[PCF_FLAKY]);
 }
 
+const char *pcf_run_unusable(const pcf_results *rs, char *buf, size_t n)
+{
+    if (rs->incomplete[0]) {
+        snprintf(buf, n, "%s", rs->incomplete);
+        return buf;
+    }
+    if (rs->n == 0) {
+        snprintf(buf, n, "no case matches the selection: nothing was tested");
+        return buf;
+    }
+    for (size_t i = 0; i < rs->n; i++)
+        if (rs->r[i].verdict != PCF_SKIPPED)
+            return NULL;
+    /* every case skipped: a launcher that cannot start, a program that does
+     * not run; the first case's reason is the run's */
+    char one[400];
+    pcf_one_line(one, sizeof one, rs->r[0].actual ? rs->r[0].actual : "");
+    snprintf(buf, n, "nothing was tested: all %zu cases SKIPPED%s%s%s", rs->n, *one ? " (" : "",
+             one, *one ? ")" : "");
+    return buf;
+}
+
+void pcf_one_line(char *dst, size_t n, const char *src)
+{
+    size_t k = 0;
+    for (; *src && k + 1 < n; src++) {
+        if (*src == '\n') { /* a quoted launcher's "\n| " becomes one space */
+            if (k && dst[k - 1] != ' ')
+                dst[k++] = ' ';
+            if (src[1] == '|' && src[2] == ' ')
+                src += 2;
+        } else {
+            dst[k++] = *src;
+        }
+    }
+    if (n)
+        dst[k] = 0;
+}
+
 int pcf_exit_code(const pcf_results *rs, const pcf_opts *o)
 {
     bool fail = false, err = false, baseline = o->baseline != NULL;
+    char why[8];
+    if (pcf_run_unusable(rs, why, sizeof why))
+        return PCF_EXIT_USAGE;
     for (size_t i = 0; i < rs->n; i++) {
         const pcf_result *r = &rs->r[i];
         if (baseline) {
@@ -689,6 +731,9 @@ int pcf_report(pcf_results *rs, const pcf_opts *o, FILE *f)
         fprintf(stderr, "pmi2-conform: cannot write %s\n", o->write_baseline);
         bad = 1;
     }
+    char why[600];
+    if (pcf_run_unusable(rs, why, sizeof why))
+        fprintf(stderr, "pmi2-conform: exit status 2: %s\n", why);
     return bad ? PCF_EXIT_USAGE : pcf_exit_code(rs, o);
 }
 

@@ -782,9 +782,10 @@ int pcf_run_job(const pcf_opts *o)
             pcf_results_free(&rs);
             code = 0;
         } else {
+            if (lost) /* the report is whole, the run is not */
+                snprintf(rs.incomplete, sizeof rs.incomplete,
+                         "the run did not complete: the control channel was lost");
             report_and_free(&rs, o, &code);
-            if (lost)
-                code = PCF_EXIT_USAGE; /* the report is whole, the run is not */
         }
     } else {
         code = 0;
