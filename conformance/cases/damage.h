@@ -197,21 +197,6 @@ static inline void pcfd_grade(pcf_ctx *c, const char *reply, const char *want_th
     pcf_observe(c, "bad-response", "%s: %s", pws_result_name(r), b);
 }
 
-/* Session decoder limits large enough for the oversized values some cases
- * provoke (the default limits refuse values above 1024 bytes). */
-static inline void pcfd_big_limits(pcf_ctx *c, bool on)
-{
-    pmc_decoder_opts o;
-    pmc_decoder_opts_default(&o);
-    if (on) {
-        o.limits.max_key = 4096;
-        o.limits.max_val = 1u << 20;
-        o.limits.max_frame = 999999;
-        o.limits.max_line = 1u << 20;
-    }
-    pws_set_decoder_opts(pcf_session(c), &o);
-}
-
 /* ---- outcome tables ---------------------------------------------------- */
 
 #define PCFD_KILLED                                                                              \

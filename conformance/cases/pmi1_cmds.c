@@ -49,7 +49,6 @@ static void put_barrier_get(pcf_ctx *c, size_t klen, size_t vlen)
     key[klen] = 0;
     memset(val, 'V', vlen);
     val[vlen] = 0;
-    pcfd_big_limits(c, true);
     bool found = false;
     if (pcf_kvs_put(c, key, val) == 0 && pcf_kvs_fence(c) == 0 &&
         pcf_kvs_get(c, key, &found, got, vlen + 64, NULL) == 0) {
@@ -62,7 +61,6 @@ static void put_barrier_get(pcf_ctx *c, size_t klen, size_t vlen)
             pcf_observe(c, "truncated", "put a %zu-byte key with rc=0, not found after the "
                                         "barrier (stored under a shortened key)", klen);
     }
-    pcfd_big_limits(c, false);
 out:
     free(key);
     free(val);

@@ -189,7 +189,6 @@ static void run_frame_70000(pcf_ctx *c)
     pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-put");
     pmc_enc_str(&e, "key", key);
     pmc_enc_str(&e, "value", val);
-    pcfd_big_limits(c, true);
     if (pcfd_encode(c, &e, NULL, &o) == 0 && pcfd_send(c, &o) == 0) {
         pmc_msg m;
         pmc_error err;
@@ -224,7 +223,6 @@ static void run_frame_70000(pcf_ctx *c)
             }
         }
     }
-    pcfd_big_limits(c, false);
     free(val);
     pmc_out_free(&o);
 }
@@ -362,7 +360,6 @@ static void run_long(pcf_ctx *c, size_t klen, size_t vlen)
     pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-put");
     pmc_enc_str(&e, "key", key);
     pmc_enc_str(&e, "value", val);
-    pcfd_big_limits(c, true);
     if (pcfd_encode(c, &e, NULL, &o) == 0) {
         int f = put_fence_get(c, &o, key, &m, &v);
         if (f == 1 && v.len == vlen)
@@ -373,7 +370,6 @@ static void run_long(pcf_ctx *c, size_t klen, size_t vlen)
             pcf_observe(c, "truncated", "put answered rc=0 but the %zu-byte key is not found "
                                         "after the fence (stored under a shortened key)", klen);
     }
-    pcfd_big_limits(c, false);
 out:
     free(key);
     free(val);

@@ -91,7 +91,6 @@ static void run_line_5000(pcf_ctx *c)
     snprintf(key, sizeof key, "%s-l5k-r%d", pcf_tag(c), pcf_rank(c));
     memset(val, 'L', N);
     val[N] = 0;
-    pcfd_big_limits(c, true);
     pmc_enc e;
     pmc_msg m;
     long long rc = -1;
@@ -114,7 +113,6 @@ static void run_line_5000(pcf_ctx *c)
             }
         }
     }
-    pcfd_big_limits(c, false);
     free(val);
     free(got);
     pcfd_collective_end(c);

@@ -194,6 +194,12 @@ int pcf_ctl_handshake(pcf_ctx *c, unsigned timeout_ms)
     c->size = h->env_size > 0 ? h->env_size : 1;
     if (pws_open_env(&c->s, "r", h->error, sizeof h->error) != 0)
         return -1;
+    pmc_decoder_opts dopts;
+    pcf_wire_decoder_opts(&dopts);
+    if (pws_set_decoder_opts(c->s, &dopts) != 0) {
+        snprintf(h->error, sizeof h->error, "out of memory");
+        return -1;
+    }
     uint64_t dl = pws_deadline_ms(timeout_ms);
     int rc = c->pmi == 1 ? hs_v1(c, dl) : hs_v2(c, dl);
     h->ok = rc == 0;

@@ -263,12 +263,29 @@ void pcf_hex(const void *p, size_t n, char *out, size_t outn)
         out[j] = 0;
 }
 
+void pcf_wire_decoder_opts(pmc_decoder_opts *o)
+{
+    pmc_decoder_opts_default(o);
+    /* what a PMI-2 length field can carry, keys included; a PMI-1 line or
+     * an mcmd block of a MiB, a message of continued frames of 4 MiB */
+    o->limits.max_key = 999999;
+    o->limits.max_val = 1u << 20;
+    o->limits.max_pairs = 1u << 16;
+    o->limits.max_frame = 999999;
+    o->limits.max_line = 1u << 20;
+    o->limits.max_message = 4u << 20;
+}
+
 int pcf_decode(pcf_ctx *c, const char *raw, size_t len, pmc_msg *m, pmc_error *err)
 {
     if (!raw)
         return -1;
-    if (!c->scratch && !(c->scratch = pmc_decoder_new(NULL)))
-        return -1;
+    if (!c->scratch) {
+        pmc_decoder_opts o;
+        pcf_wire_decoder_opts(&o);
+        if (!(c->scratch = pmc_decoder_new(&o)))
+            return -1;
+    }
     pmc_decoder_reset(c->scratch);
     size_t used = 0;
     int rc = pmc_decode_buffer(c->scratch, raw, len, 0, m, err, &used);

@@ -157,6 +157,12 @@ typedef struct pcf_handshake {
     bool via_port;           /* PMI_PORT mode */
 } pcf_handshake;
 const pcf_handshake *pcf_hs(const pcf_ctx *c);
+/* The decoder options of every harness session and of pcf_decode: the
+ * protocol's hard bounds (a value as long as a frame can carry), never a
+ * limit of the harness's own, so a server that stores and returns a long
+ * value whole is graded on its answer; sizes are graded against their
+ * clauses by the cases. */
+void pcf_wire_decoder_opts(pmc_decoder_opts *o);
 /* Decode saved bytes with a scratch decoder (valid until the next call). */
 int pcf_decode(pcf_ctx *c, const char *raw, size_t len, pmc_msg *m, pmc_error *err);
 
