@@ -68,6 +68,8 @@ static void usage(FILE *f)
           "                          times (a server whose verdicts vary between runs);\n"
           "                          the report says which cases needed it and how they\n"
           "                          went the first time\n"
+          "      --isolate           with --launch: every case in a launch of its own (no\n"
+          "                          case can see what another left; slower)\n"
           "      --write-baseline FILE  record this run's verdicts as a baseline\n"
           "      --junit FILE        JUnit XML report\n"
           "      --tap               TAP on standard output instead of the console report\n"
@@ -120,7 +122,7 @@ static int parse_uint(const char *s, int lo, int hi, int *out)
 enum {
     O_PMI = 256, O_LAUNCH, O_STRICT, O_REPEAT, O_BASELINE, O_WBASELINE, O_JUNIT, O_TAP,
     O_JSON, O_HTML, O_LIST, O_RESULTS, O_CHILD, O_PERSONA, O_PARENT, O_RECOVER, O_START_TMO,
-    O_DEADLINE, O_JOBS, O_FLOOR, O_RERUN,
+    O_DEADLINE, O_JOBS, O_FLOOR, O_RERUN, O_ISOLATE,
 };
 
 static const char *persona = "strict"; /* client mode */
@@ -161,6 +163,7 @@ static int apply(pcf_opts *o, int ch, const char *arg)
         }
         return -1;
     case O_BASELINE: o->baseline = arg; return -1;
+    case O_ISOLATE: o->isolate = true; return -1;
     case O_RERUN:
         if (parse_uint(arg, 0, 10, &o->rerun_deviations)) {
             fprintf(stderr, "pmi2-conform: --rerun-deviations takes 0-10\n");
@@ -220,6 +223,7 @@ int main(int argc, char **argv)
         { "baseline", required_argument, NULL, O_BASELINE },
         { "write-baseline", required_argument, NULL, O_WBASELINE },
         { "rerun-deviations", required_argument, NULL, O_RERUN },
+        { "isolate", no_argument, NULL, O_ISOLATE },
         { "junit", required_argument, NULL, O_JUNIT },
         { "tap", no_argument, NULL, O_TAP },
         { "json", required_argument, NULL, O_JSON },
@@ -305,6 +309,10 @@ int main(int argc, char **argv)
         if (!np_given_flag)
             o.np = 2;
         return pcf_run_client(&o, persona, app);
+    }
+    if (o.isolate && !o.launch) {
+        fprintf(stderr, "pmi2-conform: --isolate needs --launch\n");
+        return PCF_EXIT_USAGE;
     }
     if (o.rerun_deviations && (!o.launch || !o.baseline)) {
         fprintf(stderr, "pmi2-conform: --rerun-deviations needs --launch and --baseline\n");

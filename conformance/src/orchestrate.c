@@ -835,6 +835,19 @@ static launch one_case_launch(const pcf_opts *o, int pmi, const pcf_entry *e)
     return one;
 }
 
+static int launch_pmi(const pcf_opts *o, const pcf_case *c);
+
+/* A launch of case e alone, with the ranks its shared launch gives it: a
+ * destructive case rank 0 and its victim, the others the whole job. */
+static launch alone_launch(const pcf_opts *o, const pcf_entry *e, int np)
+{
+    const pcf_case *c = e->c;
+    launch one = one_case_launch(o, launch_pmi(o, c), e);
+    if (!(c->flags & PCF_DESTRUCTIVE) || (c->flags & PCF_COLLECTIVE))
+        one.np = c->min_ranks > np ? c->min_ranks : np;
+    return one;
+}
+
 /* The protocol of a case's launch: --pmi when given; else a destructive
  * case PMI-2 when it speaks it, and a shared case PMI-1 only when it speaks
  * nothing else (plan's rule). */
@@ -854,6 +867,24 @@ static int launch_pmi(const pcf_opts *o, const pcf_case *c)
  * one (every rank takes part) has a launch of its own. */
 enum { VICTIMS_PER_LAUNCH = 7 };
 
+/* --isolate: every case in a launch of its own, so no case can read what
+ * another left (the isolation check: each verdict alone is the full run's). */
+static void plan_isolated(orch *S, const pcf_entry *all, size_t nall, int np)
+{
+    const pcf_opts *o = S->o;
+    for (size_t i = 0; i < nall; i++) {
+        const pcf_case *c = all[i].c;
+        if (!pcf_selected(c->id, o->globs, o->nglobs))
+            continue;
+        S->total++;
+        const char *why = o->pmi_given ? pcf_unrunnable(c, o->pmi, 1 << 20) : NULL;
+        if (why)
+            pmi_skip(S, &all[i], why);
+        else
+            S->L[S->nl++] = alone_launch(o, &all[i], np);
+    }
+}
+
 static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
 {
     const pcf_opts *o = S->o;
@@ -862,6 +893,10 @@ static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
     if (!S->L) {
         pcf_notice(o, "out of memory");
         exit(PCF_EXIT_USAGE);
+    }
+    if (o->isolate) {
+        plan_isolated(S, all, nall, np);
+        return;
     }
     for (int pmi = 2; pmi >= 1; pmi--) {
         if (o->pmi_given && pmi != o->pmi)
@@ -1241,11 +1276,7 @@ static bool plan_reruns(orch *S, int np)
         }
         r->reruns++;
         pcf_result_forget(r);
-        const pcf_case *c = r->e->c;
-        launch one = one_case_launch(o, launch_pmi(o, c), r->e);
-        if (!(c->flags & PCF_DESTRUCTIVE) || (c->flags & PCF_COLLECTIVE))
-            one.np = c->min_ranks > np ? c->min_ranks : np; /* as in its shared launch */
-        insert_launch(S, one);
+        insert_launch(S, alone_launch(o, r->e, np));
         n++;
     }
     if (n)
