@@ -16,6 +16,10 @@ struct pmc_decoder {
     pmc_scratch s;
     bool failed;
     pmc_error ferr;
+    /* the concatid of a continued message refused as too large: its later
+     * frames are rejected as E_CONCAT_DROPPED, which no one answers */
+    char drop_id[64];
+    size_t drop_len;
 };
 
 void pmc_limits_default(pmc_limits *l)
@@ -66,6 +70,7 @@ void pmc_decoder_reset(pmc_decoder *d)
     d->rpos = d->wpos = 0;
     d->memo = 0;
     d->failed = false;
+    d->drop_len = 0;
 }
 
 const pmc_decoder_opts *pmc_decoder_get_opts(const pmc_decoder *d)
@@ -386,8 +391,20 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
         rc = v2_frame(d, b, (size_t)blen, off, &body, err);
         if (rc == 0 && !(d->o.flags & PMC_DEC_NO_CONCAT)) {
             if (pmc_slice_eq(body.name, "concat")) {
-                pmc_error_set(err, PMC_E_CONCAT_UNEXPECTED, off + 6,
-                              "continuation frame with no message to continue");
+                pmc_slice cid = { NULL, 0 };
+                if (d->drop_len && s->npairs > 0 && is_key(&s->pairs[0], "concatid", 8))
+                    cid = pair_val(s, &s->pairs[0]);
+                if (cid.ptr && cid.len == d->drop_len &&
+                    memcmp(cid.ptr, d->drop_id, cid.len) == 0) {
+                    if (!continues(s, &body)) /* its last frame */
+                        d->drop_len = 0;
+                    pmc_error_set(err, PMC_E_CONCAT_DROPPED, off + 6,
+                                  "frame of continued message %.*s, refused as too large",
+                                  (int)cid.len, cid.ptr);
+                } else {
+                    pmc_error_set(err, PMC_E_CONCAT_UNEXPECTED, off + 6,
+                                  "continuation frame with no message to continue");
+                }
                 reject(err, w, b, mlen, off, &body);
                 *consumed = mlen;
                 return PMC_ERR;
@@ -422,6 +439,8 @@ static int decode_one(pmc_decoder *d, const char *b, size_t len, uint64_t off, p
                 if (mlen + flen > lim->max_message) {
                     pmc_error_set(err, PMC_E_CONCAT_TOO_LARGE, off + mlen,
                                   "continued message exceeds %u bytes", lim->max_message);
+                    d->drop_len = id.len <= sizeof d->drop_id ? id.len : 0;
+                    memcpy(d->drop_id, id.ptr, d->drop_len);
                     reject(err, w, b, mlen, off, &body);
                     *consumed = mlen;
                     return PMC_ERR;

@@ -45,6 +45,7 @@ static const errinfo table[] = {
     { PMC_E_CONCAT_BROKEN, "E_CONCAT_BROKEN", "continuation interrupted by another message" },
     { PMC_E_CONCAT_UNEXPECTED, "E_CONCAT_UNEXPECTED", "continuation frame without a message to continue" },
     { PMC_E_CONCAT_TOO_LARGE, "E_CONCAT_TOO_LARGE", "continued message too large" },
+    { PMC_E_CONCAT_DROPPED, "E_CONCAT_DROPPED", "frame of a message refused as too large, dropped unanswered" },
     { PMC_E_UNKNOWN_CMD, "E_UNKNOWN_CMD", "unknown command" },
     { PMC_E_MISSING_KEY, "E_MISSING_KEY", "required key missing" },
     { PMC_E_BAD_INT, "E_BAD_INT", "value is not an integer" },

@@ -287,9 +287,10 @@ static void run_wrong_id(pcf_ctx *c)
 /* The answers to the requests tagged t[0] and t[1], in any order; a stray
  * frame's concat-response (a server without continuations) is skipped.
  * 0, or -1 after observing. */
-static int two_answers(pcf_ctx *c, const char *const t[2], p2r r[2])
+static int two_answers(pcf_ctx *c, const char *const t[2], p2r r[2], int *nconcat)
 {
     bool got[2] = { false, false };
+    *nconcat = 0;
     for (int k = 0; k < 64 && !(got[0] && got[1]); k++) {
         pmc_msg m;
         pmc_error er;
@@ -305,8 +306,10 @@ static int two_answers(pcf_ctx *c, const char *const t[2], p2r r[2])
                 pcf_observe(c, "bad-response", "%s", pws_result_name(w));
             return -1;
         }
-        if (pmc_slice_eq(m.name, "concat-response"))
+        if (pmc_slice_eq(m.name, "concat-response")) {
+            ++*nconcat;
             continue;
+        }
         int slot = m.thrid.ptr ? (pmc_slice_eq(m.thrid, t[1]) ? 1 : 0) : (got[0] ? 1 : 0);
         if (!pmc_slice_eq(m.name, "job-getid-response") || got[slot]) {
             pcf_observe(c, "wrong-response", "%s", pcf_show(&m, b, sizeof b));
@@ -353,15 +356,20 @@ static void run_too_large(pcf_ctx *c)
     }
     const char *t[2] = { t1, t2 };
     p2r r[2];
+    int nconcat;
     if (pcf_send_raw(c, out.buf, out.len) == 0 && pcf_send_raw(c, next.buf, next.len) == 0 &&
-        two_answers(c, t, r) == 0) {
+        two_answers(c, t, r, &nconcat) == 0) {
         if (!p2_ok(&r[1]))
             pcf_observe(c, "second-lost", "the request after the big one: %s", r[1].show);
+        else if (nconcat) /* each continuation frame answered on its own: no §7 */
+            pcf_observe(c, "unsupported", "the first frame was answered as complete (%s) and "
+                        "%d continuation frame(s) each got a concat-response", r[0].show,
+                        nconcat);
         else if (p2_fail(&r[0]))
             pcf_observe(c, "ok", "%zu bytes refused once, the next request answered", out.len);
         else
-            pcf_observe(c, "within-bound", "%zu bytes answered rc=0 (a larger bound, or no "
-                                           "continuations)", out.len);
+            pcf_observe(c, "within-bound", "%zu bytes reassembled and answered rc=0 (a bound "
+                                           "above them)", out.len);
     }
     pmc_out_free(&out);
     pmc_out_free(&next);

@@ -43,12 +43,13 @@ static void grade_reaction_naming(pcf_ctx *c, const char *reply, const char *wor
                         pcf_show(&m, b, sizeof b));
             return;
         }
-        /* an error answer; does the server then close (framing errors must)? */
+        /* an error answer; does the server then close (framing errors must)?
+         * Shown first: the question's answer reuses the buffer m points into. */
+        pcf_show(&m, b, sizeof b);
         if (pcf_ask_served(c, ASK_MS) == PWS_EOF)
-            pcf_observe(c, "error-then-close", "%s, then closed", pcf_show(&m, b, sizeof b));
+            pcf_observe(c, "error-then-close", "%s, then closed", b);
         else
-            pcf_observe(c, "error-response", "%s (connection kept open)",
-                        pcf_show(&m, b, sizeof b));
+            pcf_observe(c, "error-response", "%s (connection kept open)", b);
         return;
     }
     if (r == PWS_EOF) { /* whether the job also ended, rank 0 asks next */

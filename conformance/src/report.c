@@ -188,7 +188,7 @@ static void expected_text(const pcf_result *r, char *buf, size_t n)
     size_t k = (size_t)snprintf(buf, n, "%s", r->e->c->expected);
     for (int i = 0; i < PCF_MAX_OUTCOMES && r->e->c->outcomes[i].name && k < n; i++) {
         const pcf_outcome *oc = &r->e->c->outcomes[i];
-        if (oc->verdict == PCF_PASS && oc->text)
+        if (oc->verdict == PCF_PASS && oc->text && !strstr(buf, oc->text)) /* said once */
             k += (size_t)snprintf(buf + k, n - k, "; or %s", oc->text);
     }
 }

@@ -504,6 +504,9 @@ static void decode_error(pms_conn *c, const pmc_error *e)
             conn_fail(c, b);
         return;
     }
+    /* CONCAT-10: the refused message had its one answer */
+    if (e->code == PMC_E_CONCAT_DROPPED)
+        return;
     /* ERR-6: no usable command name, no way to name a reply: close */
     if ((e->code == PMC_E_NO_CMD || e->code == PMC_E_CMD_EMPTY) &&
         c->srv->persona->on_error == PMS_ERR_REPLY) {

@@ -845,6 +845,23 @@ START_TEST(concat_errors)
 }
 END_TEST
 
+/* CONCAT-10: the later frames of a message refused as too large are
+ * reported as dropped (a receiver answers them not); the next message, and
+ * a stray continuation of another id, are read as usual. */
+START_TEST(concat_too_large_drops_rest)
+{
+    pmc_decoder_opts o = opts_default();
+    o.limits.max_message = 60;
+    use(&o);
+    is_err(FEED("    27cmd=kvs-put;key=k;concat=1;    39cmd=concat;concatid=1;value=v;concat=1;"),
+           PMC_E_CONCAT_TOO_LARGE, 33, false);
+    is_err(next(), PMC_E_CONCAT_DROPPED, 39, false);
+    is_err(FEED("    26cmd=concat;concatid=1;x=y;"), PMC_E_CONCAT_DROPPED, 84, false);
+    recovers();
+    is_err(FEED("    26cmd=concat;concatid=1;x=y;"), PMC_E_CONCAT_UNEXPECTED, 135, false);
+}
+END_TEST
+
 START_TEST(concat_truncated)
 {
     ck_assert_int_eq(FEED("    27cmd=kvs-put;key=k;concat=1;"), PMC_AGAIN);
@@ -1096,6 +1113,7 @@ static Suite *suite(void)
     tcase_add_test(t, concat_waits_for_all_frames);
     tcase_add_test(t, concat_no_reassembly);
     tcase_add_test(t, concat_errors);
+    tcase_add_test(t, concat_too_large_drops_rest);
     tcase_add_test(t, concat_truncated);
     suite_add_tcase(s, t);
 

@@ -37,7 +37,7 @@ static const struct {
     { PMC_E_EMPTY_VALUE, "BODY-8" },      { PMC_E_MCMD_SYNTAX, "V1-13" },
     { PMC_E_BAD_ESCAPE, "V1-10" },        { PMC_E_CONCAT_ID, "CONCAT-8" },
     { PMC_E_CONCAT_BROKEN, "CONCAT-7" },  { PMC_E_CONCAT_UNEXPECTED, "CONCAT-9" },
-    { PMC_E_CONCAT_TOO_LARGE, "CONCAT-10" }, { PMC_E_UNKNOWN_CMD, "PAIR-6" },
+    { PMC_E_CONCAT_TOO_LARGE, "CONCAT-10" }, { PMC_E_CONCAT_DROPPED, "CONCAT-10" }, { PMC_E_UNKNOWN_CMD, "PAIR-6" },
     { PMC_E_MISSING_KEY, "PAIR-6" },      { PMC_E_BAD_INT, "VAL-5" },
     { PMC_E_BAD_BOOL, "BOOL-3" },         { PMC_E_UNKNOWN_KEY, "PAIR-5" },
     { PMC_E_INDEX, "SPAWN-5" },           { PMC_E_COUNT, "SPAWN-5" },

@@ -54,6 +54,8 @@ typedef enum pmc_errcode {
     PMC_E_CONCAT_BROKEN = 41,  /* a continuation was announced but another message came */
     PMC_E_CONCAT_UNEXPECTED = 42, /* "cmd=concat" with nothing to continue */
     PMC_E_CONCAT_TOO_LARGE = 43,  /* reassembled message above the configured total */
+    PMC_E_CONCAT_DROPPED = 44,    /* a later frame of a message refused as too large: a
+                                   * receiver drops it without an answer (CONCAT-10) */
 
     /* schema validation */
     PMC_E_UNKNOWN_CMD = 50,
