@@ -192,14 +192,21 @@ static void run_cross_rank(pcf_ctx *c)
     snprintf(port, sizeof port, "tcp://pcf-x:%s", pcf_tag(c));
     p2r r;
     int pub = 0;
+    char said[64], v[8] = "";
+    snprintf(said, sizeof said, "%s-published", pcf_tag(c));
     if (pcf_rank(c) == 0) {
         pub = publish_or_unsupported(c, name, port, false);
-        if (pub < 0)
+        /* the others learn whether the service refused it (NAME-8) */
+        if (pub < 0 || pcf_kvs_put(c, said, pub == 0 ? "1" : "0"))
             return;
     }
     if (p2_step(c, 0, 1)) /* the name is published before anyone looks */
         return;
-    if (pcf_rank(c) != 0 && lookup(c, name, &r, got, sizeof got) == 0) {
+    bool found = false;
+    if (pcf_rank(c) != 0 && pcf_kvs_get(c, said, &found, v, sizeof v, NULL) == 0 &&
+        strcmp(v, "0") == 0)
+        pcf_observe(c, "unsupported", "rank 0's name-publish was refused");
+    else if (pcf_rank(c) != 0 && !pcf_observed(c) && lookup(c, name, &r, got, sizeof got) == 0) {
         if (p2_ok(&r) && strcmp(got, port) == 0)
             pcf_observe(c, "ok", "rank 0's name found");
         else if (p2_fail(&r))
