@@ -50,6 +50,9 @@ static void run_init_version(pcf_ctx *c)
     pmc_msg_get_int(&m, "pmi_subversion", &s);
     if (rc == 0 && v == 2 && s == 0)
         pcf_observe(c, "ok", "%s", pcf_show(&m, b, sizeof b));
+    else if (rc != 0 && v == 1 && s >= 0) /* INIT-8's refusal: a PMI-1-only server */
+        pcf_observe(c, "refused", "no PMI-2: refused as INIT-8 says, %s",
+                    pcf_show(&m, b, sizeof b));
     else
         pcf_observe(c, "wrong-version", "asked for 2.0, got %s", pcf_show(&m, b, sizeof b));
 }
@@ -152,26 +155,28 @@ static const pcf_case cases[] = {
     { .id = "pmi2/init/version-2-0",
       .desc = "a server asked for 2.0 answers rc=0 pmi_version=2 pmi_subversion=0",
       .clause = "INIT-7", .expected = "rc=0 pmi_version=2 pmi_subversion=0",
-      .flags = PCF_V2 | PCF_LOCAL, .run = run_init_version },
-    { .id = "pmi2/fullinit/response-keys",
+      .flags = PCF_V2 | PCF_LOCAL, .run = run_init_version,
+      .outcomes = { { "refused", PCF_UNSUPPORTED, "INIT-8",
+                      "a PMI-1-only server: 2.0 refused with rc != 0 and pmi_version=1" } } },
+    { .id = "pmi2/fullinit/response-keys", .needs = PCF_NEED_ACCEPTED,
       .desc = "fullinit-response carries rc, pmi-version, pmi-subversion, rank, size, appnum",
       .clause = "FULLINIT-5",
       .expected = "every one of the six keys, with integer values",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_fullinit_keys },
-    { .id = "pmi2/fullinit/debug-flags",
+    { .id = "pmi2/fullinit/debug-flags", .needs = PCF_NEED_ACCEPTED,
       .desc = "fullinit-response carries debugged and pmiverbose as TRUE/FALSE",
       .clause = "FULLINIT-6", .expected = "debugged=TRUE|FALSE and pmiverbose=TRUE|FALSE",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_fullinit_flags },
-    { .id = "pmi2/fullinit/rank-size",
+    { .id = "pmi2/fullinit/rank-size", .needs = PCF_NEED_ACCEPTED,
       .desc = "rank and size agree with each other and with PMI_RANK/PMI_SIZE",
       .clause = "FULLINIT-4",
       .expected = "0 <= rank < size, rank = PMI_RANK and size = PMI_SIZE when they are set",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_fullinit_rank },
-    { .id = "pmi2/fullinit/canonical-order",
+    { .id = "pmi2/fullinit/canonical-order", .needs = PCF_NEED_ACCEPTED,
       .desc = "fullinit-response puts rc right after the command",
       .clause = "PAIR-2", .expected = "cmd=fullinit-response;rc=...; first",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_fullinit_order },
-    { .id = "pmi2/fullinit/canonical-length",
+    { .id = "pmi2/fullinit/canonical-length", .needs = PCF_NEED_ACCEPTED,
       .desc = "the server writes the length field right-justified (%6u)",
       .clause = "FRAME-2", .expected = "a space-padded, right-justified length field",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_fullinit_length,

@@ -192,14 +192,21 @@ static void run_cross_rank(pcf_ctx *c)
     snprintf(port, sizeof port, "tcp://pcf-x:%s", pcf_tag(c));
     p2r r;
     int pub = 0;
+    char said[64], v[8] = "";
+    snprintf(said, sizeof said, "%s-published", pcf_tag(c));
     if (pcf_rank(c) == 0) {
         pub = publish_or_unsupported(c, name, port, false);
-        if (pub < 0)
+        /* the others learn whether the service refused it (NAME-8) */
+        if (pub < 0 || pcf_kvs_put(c, said, pub == 0 ? "1" : "0"))
             return;
     }
     if (p2_step(c, 0, 1)) /* the name is published before anyone looks */
         return;
-    if (pcf_rank(c) != 0 && lookup(c, name, &r, got, sizeof got) == 0) {
+    bool found = false;
+    if (pcf_rank(c) != 0 && pcf_kvs_get(c, said, &found, v, sizeof v, NULL) == 0 &&
+        strcmp(v, "0") == 0)
+        pcf_observe(c, "unsupported", "rank 0's name-publish was refused");
+    else if (pcf_rank(c) != 0 && !pcf_observed(c) && lookup(c, name, &r, got, sizeof got) == 0) {
         if (p2_ok(&r) && strcmp(got, port) == 0)
             pcf_observe(c, "ok", "rank 0's name found");
         else if (p2_fail(&r))
@@ -218,43 +225,43 @@ static void run_cross_rank(pcf_ctx *c)
 #define UNSUP { "unsupported", PCF_UNSUPPORTED, "NAME-8", "no name service (name-publish refused)" }
 
 static const pcf_case cases[] = {
-    { .id = "pmi2/name/publish-lookup",
+    { .id = "pmi2/name/publish-lookup", .needs = PCF_NEED_NAMESERV,
       .desc = "a published name is found by name-lookup with its port",
       .clause = "NAME-1", .expected = "name-publish rc=0, then name-lookup rc=0 with the port",
       .flags = PCF_V2, .run = run_publish, .outcomes = { UNSUP } },
-    { .id = "pmi2/name/lookup-keys",
+    { .id = "pmi2/name/lookup-keys", .needs = PCF_NEED_NAMESERV,
       .desc = "a successful lookup carries the port as both port and value, and found=TRUE",
       .clause = "NAME-3", .expected = "rc=0;port=<p>;value=<p>;found=TRUE",
       .flags = PCF_V2, .run = run_lookup_keys,
       .outcomes = { UNSUP, { "not-found", PCF_FAIL, "NAME-1", "the published port is not returned" } } },
-    { .id = "pmi2/name/cross-rank",
+    { .id = "pmi2/name/cross-rank", .needs = PCF_NEED_NAMESERV,
       .desc = "a name rank 0 publishes is found by every other rank",
       .clause = "NAME-1", .expected = "name-lookup rc=0 with rank 0's port on every rank",
       .flags = PCF_V2, .min_ranks = 2, .run = run_cross_rank, .outcomes = { UNSUP } },
-    { .id = "pmi2/name/duplicate",
+    { .id = "pmi2/name/duplicate", .needs = PCF_NEED_NAMESERV,
       .desc = "publishing a name that is already published is refused",
       .clause = "NAME-2", .expected = "the second name-publish answers rc != 0",
       .flags = PCF_V2, .run = run_dup_refused,
       .outcomes = { UNSUP, { "accepted", PCF_DEVIATES, NULL, "the duplicate was accepted (S19)" } } },
-    { .id = "pmi2/name/duplicate-keeps-first",
+    { .id = "pmi2/name/duplicate-keeps-first", .needs = PCF_NEED_NAMESERV,
       .desc = "after a duplicate publish the first port is still the one looked up",
       .clause = "NAME-2", .expected = "name-lookup returns the first port",
       .flags = PCF_V2, .run = run_dup_kept,
       .outcomes = { UNSUP, { "replaced", PCF_DEVIATES, NULL, "the second publish replaced the first (S19)" },
                     { "not-found", PCF_FAIL, "NAME-1", "the name is gone" } } },
-    { .id = "pmi2/name/lookup-miss",
+    { .id = "pmi2/name/lookup-miss", .needs = PCF_NEED_NAMESERV,
       .desc = "a lookup of a name nobody published is answered with rc != 0",
       .clause = "NAME-5", .expected = "cmd=name-lookup-response;rc!=0;...",
       .flags = PCF_V2, .run = run_lookup_miss },
-    { .id = "pmi2/name/unpublish",
+    { .id = "pmi2/name/unpublish", .needs = PCF_NEED_NAMESERV,
       .desc = "unpublish of a published name answers rc=0 and the name is gone",
       .clause = "NAME-6", .expected = "rc=0, then a lookup answers rc != 0",
       .flags = PCF_V2, .run = run_unpublish, .outcomes = { UNSUP } },
-    { .id = "pmi2/name/unpublish-miss",
+    { .id = "pmi2/name/unpublish-miss", .needs = PCF_NEED_NAMESERV,
       .desc = "unpublish of a name that was never published answers rc != 0",
       .clause = "NAME-6", .expected = "cmd=name-unpublish-response;rc!=0;",
       .flags = PCF_V2, .run = run_unpublish_miss },
-    { .id = "pmi2/name/info-keys",
+    { .id = "pmi2/name/info-keys", .needs = PCF_NEED_NAMESERV,
       .desc = "name-publish with infokeycount/infokey0/infoval0 is accepted, the keys ignored",
       .clause = "NAME-9", .expected = "rc=0 and the port found",
       .flags = PCF_V2, .run = run_info_keys,

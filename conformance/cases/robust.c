@@ -163,7 +163,9 @@ static const pcf_case cases[] = {
     { .id = "robust/v1-unknown-command", .desc = "an unknown PMI-1 command",
       .clause = "ERR-7",
       .expected = "cmd=pcf_frobnicate_result rc!=0 msg=... and the connection stays open",
-      .flags = PCF_V1 | PCF_V2 | PCF_DESTRUCTIVE, .run = run_unknown_v1,
+      /* a PMI-1 line: planned into a PMI-1 launch (on a PMI-2 connection it
+       * would grade mixed traffic, CLASS-2, and miss PMI-1-only servers) */
+      .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_unknown_v1,
       .outcomes = { { "error-response", PCF_PASS, NULL, "answered with an error" },
                     { "error-then-close", PCF_PASS, NULL, "answered with an error, then closed" },
                     { "closed", PCF_DEVIATES, NULL, "closed without an answer (ERR-3 allows it)" },

@@ -152,7 +152,8 @@ static void run_binary_junk(pcf_ctx *c)
     pmc_out_free(&out);
 }
 
-/* 64 KiB whose length field is the start of its own body ("cmd=jo"). */
+/* 64 KiB whose length field is the start of its own body ("cmd=jo"): a
+ * PMI-1 line of 64 KiB to a receiver that classifies by the first bytes. */
 static void run_garbage_flood(pcf_ctx *c)
 {
     pmc_enc e;
@@ -249,10 +250,14 @@ static const pcf_case cases[] = {
       .clause = "FRAME-5", .expected = "the server closes the connection",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_binary_junk,
       .outcomes = { PCFD_FRAMING("FRAME-5") } },
+    /* CLASS-1 makes bytes that start "cmd=" a PMI-1 line, whatever a PMI-2
+     * connection expected: this one is 64 times the line limit (LIMIT-8),
+     * which ERR-5 makes a framing error */
     { .id = "robust/garbage-flood",
-      .desc = "64 KiB whose length field is \"cmd=jo\" (a body where a length belongs)",
-      .clause = "FRAME-5", .expected = "the server closes the connection without reading it all",
+      .desc = "64 KiB whose length field is \"cmd=jo\": by CLASS-1 a PMI-1 line far over "
+              "its limit",
+      .clause = "ERR-5", .expected = "the server closes the connection without reading it all",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_garbage_flood,
-      .outcomes = { PCFD_FRAMING("FRAME-5") } },
+      .outcomes = { PCFD_FRAMING("LIMIT-8") } },
 };
 PCF_CASES(cases)

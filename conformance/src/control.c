@@ -86,6 +86,7 @@ static int hs_v2(pcf_ctx *c, uint64_t dl)
     h->init_len = m.raw.len;
     long long v = -1;
     if (!ok_rc(&m) || pmc_msg_get_int(&m, "pmi_version", &v) != 1 || v != 2) {
+        h->refused = true;
         snprintf(h->error, sizeof h->error, "the server refused PMI-2 in response_to_init");
         return -1;
     }
@@ -157,6 +158,7 @@ static int hs_v1(pcf_ctx *c, uint64_t dl)
     h->init_len = m.raw.len;
     long long v = -1;
     if (!ok_rc(&m) || pmc_msg_get_int(&m, "pmi_version", &v) != 1 || v != 1) {
+        h->refused = true;
         snprintf(h->error, sizeof h->error, "the server refused PMI-1 in response_to_init");
         return -1;
     }

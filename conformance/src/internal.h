@@ -177,6 +177,19 @@ const char *pcf_unrunnable(const pcf_case *c, int pmi, int size);
 /* Per-rank trace file of one case run ("DIR/<safe>.r<rank>.trace"). */
 void pcf_safe_name(const char *id, char *out, size_t n);
 
+/* ---- preconditions (probe.c) ---------------------------------------------- */
+
+enum { PCF_NEED_BITS = 8 };
+typedef struct pcf_probed {
+    unsigned absent;     /* pcf_case_needs found absent */
+    unsigned unanswered; /* ... of them, because the probe got no answer (ERR-3) */
+    char why[PCF_NEED_BITS][300]; /* by bit: what the probe saw */
+} pcf_probed;
+/* Probe the needs (rank 0, before the first case), each bounded by tmo ms. */
+void pcf_probe(pcf_ctx *c, unsigned needs, unsigned tmo, pcf_probed *p);
+/* The clause that makes a need optional ("NAME-8"). */
+const char *pcf_need_clause(unsigned need);
+
 /* ---- reports ---------------------------------------------------------------- */
 
 int pcf_baseline_apply(pcf_results *rs, const char *path, bool strict, FILE *err); /* err NULL: quiet */

@@ -59,6 +59,19 @@ enum pcf_case_flags {
                                 * only in a launch of its own (--launch) */
 };
 
+/* Preconditions (pcf_case.needs): what a case needs besides its protocol
+ * flags.  A launch probes what its cases need once, at start-up (probe.c);
+ * a case whose need is absent is not run but graded UNSUPPORTED with the
+ * probe's finding (a server that refuses or lacks an optional part is not
+ * graded on it), never FAIL or TIMEOUT.  Adding one: a bit here and a probe
+ * in probe.c's table. */
+enum pcf_case_needs {
+    PCF_NEED_ACCEPTED = 1u << 0, /* the server accepted the case's protocol at init (a
+                                  * PCF_LOCAL case that grades the init answer itself
+                                  * does not need it: a refusal is graded, INIT-8) */
+    PCF_NEED_NAMESERV = 1u << 1, /* a name service (NAME-8: optional) */
+};
+
 typedef struct pcf_outcome {
     const char *name;   /* "error-response", "closed", "job-killed", "no-answer" */
     int verdict;        /* pcf_verdict or PCF_DEVIATES */
@@ -78,6 +91,7 @@ typedef struct pcf_case {
     unsigned flags;       /* pcf_case_flags */
     int min_ranks;        /* 0/1: any job size */
     unsigned timeout_ms;  /* 0: the run's --timeout */
+    unsigned needs;       /* pcf_case_needs */
     pcf_outcome outcomes[PCF_MAX_OUTCOMES];
     void (*run)(pcf_ctx *c);
 } pcf_case;
@@ -153,6 +167,7 @@ typedef struct pcf_handshake {
     size_t fullinit_len;
     char *maxes_raw;         /* maxes line (PMI-1) */
     size_t maxes_len;
+    bool refused;            /* response_to_init refused the protocol asked for */
     int env_rank, env_size;  /* PMI_RANK / PMI_SIZE, -1 when unset */
     bool via_port;           /* PMI_PORT mode */
 } pcf_handshake;

@@ -317,6 +317,45 @@ static void report_and_free(pcf_results *rs, const pcf_opts *o, int *code)
     pcf_results_free(rs);
 }
 
+/* Wait until rank 0 wrote "done" to the launch's results file (at most ms). */
+static void await_done(const char *path, unsigned ms)
+{
+    uint64_t dl = pws_deadline_ms(ms);
+    while (pws_now_usec() < dl) {
+        pcf_resinfo in;
+        if (pcf_resfile_read(path, NULL, &in) == 0 && in.done)
+            return;
+        poll(NULL, 0, 20);
+    }
+}
+
+/* Rank 0: case `it` is not run, for a need the start-up found absent
+ * (pcf_case.needs): UNSUPPORTED with what the probe saw.  A probe left
+ * unanswered is also a finding (ERR-3): the first such case that is not
+ * destructive carries it, once per launch. */
+static void grade_absent(pcf_results *rs, const plan_item *it, const pcf_probed *p,
+                         unsigned miss, FILE *resf, bool *charged)
+{
+    int bit = __builtin_ctz(miss);
+    unsigned need = 1u << bit;
+    int v = PCF_UNSUPPORTED;
+    const char *oc = "needs-absent", *cl = pcf_need_clause(need);
+    char why[600];
+    if ((p->unanswered & need) && !*charged && !it->destructive) {
+        v = PCF_FAIL;
+        oc = "probe-unanswered";
+        cl = "ERR-3";
+        *charged = true;
+        snprintf(why, sizeof why, "%s: the server leaves the client waiting (graded once, "
+                 "here; the other cases that need it are UNSUPPORTED)", p->why[bit]);
+    } else {
+        snprintf(why, sizeof why, "not run: %s", p->why[bit]);
+    }
+    pcf_result_add_run(pcf_results_get(rs, it->e), v, oc, cl, why, 0);
+    if (resf)
+        pcf_resfile_result(resf, it->e->c->id, 0, v, oc, cl, 0, why);
+}
+
 int pcf_run_job(const pcf_opts *o)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -372,7 +411,7 @@ int pcf_run_job(const pcf_opts *o)
     if (!hs_ok) {
         /* No usable session: grade the handshake locally, report the rest. */
         fprintf(stderr, "pmi2-conform: rank %d: PMI start-up failed: %s\n", c.rank, c.hs.error);
-        if (o->child && o->results_file && !rank0) {
+        if (o->child && o->results_file && !rank0 && !c.hs.refused) {
             /* every rank says why: rank 0 may not live to (a launcher may end
              * the job as soon as one rank exits) */
             FILE *lf = fopen(o->results_file, "a");
@@ -385,6 +424,10 @@ int pcf_run_job(const pcf_opts *o)
             }
         }
         if (!rank0 && c.hs.env_rank > 0) {
+            /* a launcher may end the job as this rank exits: after a
+             * refusal, rank 0 is grading, not lost; let it finish */
+            if (c.hs.refused && o->child && o->results_file)
+                await_done(o->results_file, hs_ms);
             free(plan);
             return PCF_EXIT_USAGE;
         }
@@ -392,6 +435,18 @@ int pcf_run_job(const pcf_opts *o)
             pcf_result *r = pcf_results_get(&rs, plan[i].e);
             if (plan[i].skip) {
                 pcf_result_skip(r, plan[i].skip);
+            } else if (c.hs.refused && (!(plan[i].e->c->flags & PCF_LOCAL) ||
+                                        (plan[i].e->c->needs & PCF_NEED_ACCEPTED))) {
+                /* INIT-8 lets a server refuse a major version: the cases
+                 * that need it are not graded (the init cases grade how) */
+                char why[400];
+                const char *ln = c.hs.init_raw ? c.hs.init_raw : "";
+                snprintf(why, sizeof why, "not run: the server refused PMI-%d at init (%.*s)",
+                         o->pmi, (int)strcspn(ln, "\n"), ln);
+                pcf_result_add_run(r, PCF_UNSUPPORTED, "protocol-refused", "INIT-8", why, 0);
+                if (resf)
+                    pcf_resfile_result(resf, plan[i].e->c->id, 0, PCF_UNSUPPORTED,
+                                       "protocol-refused", "INIT-8", 0, why);
             } else if (plan[i].e->c->flags & PCF_LOCAL) {
                 uint64_t us;
                 run_case_local(&c, plan[i].e, (int)i, 0, NULL, &us);
@@ -410,7 +465,10 @@ int pcf_run_job(const pcf_opts *o)
             char why[400];
             snprintf(why, sizeof why, "the harness's PMI-%d start-up failed: %s", o->pmi,
                      c.hs.error);
-            pcf_resfile_lost(resf, "-", why);
+            if (c.hs.refused) /* graded whole: a refusal is no lost session */
+                pcf_resfile_done(resf);
+            else
+                pcf_resfile_lost(resf, "-", why);
             fclose(resf);
         }
         report_and_free(&rs, o, &code);
@@ -442,14 +500,36 @@ int pcf_run_job(const pcf_opts *o)
     const char *last_run = "-";
     const char *lost_next = NULL; /* the case the other ranks may have begun then */
     char mine[OBS_LEN];
-    snprintf(mine, sizeof mine, "hello %s", tdir ? tdir : "");
+    /* Preconditions: rank 0 probes what the planned cases need, and says
+     * after "hello" which needs are absent, so no rank runs those cases. */
+    pcf_probed probed = { 0 };
+    if (rank0) {
+        unsigned needs = 0;
+        for (size_t i = 0; i < np; i++)
+            if (!plan[i].skip)
+                needs |= plan[i].e->c->needs;
+        pcf_probe(&c, needs & ~PCF_NEED_ACCEPTED, o->timeout_ms, &probed);
+    }
+    snprintf(mine, sizeof mine, "hello %x %s", probed.absent, tdir ? tdir : "");
     if (tdir)
         snprintf(rs.tracedir, sizeof rs.tracedir, "%s", tdir);
     bool lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
                                  sizeof err) != 0;
-    if (!lost && !rank0 && strncmp(vals[0], "hello ", 6) == 0 && vals[0][6]) {
-        snprintf(tbuf, sizeof tbuf, "%s", vals[0] + 6);
+    unsigned absent = probed.absent;
+    int hoff = 0;
+    if (!lost && !rank0 && sscanf(vals[0], "hello %x %n", &absent, &hoff) == 1 &&
+        vals[0][hoff]) {
+        snprintf(tbuf, sizeof tbuf, "%s", vals[0] + hoff);
         tdir = tbuf;
+    }
+    bool charged = false;
+    for (size_t i = 0; i < np && !lost; i++) {
+        unsigned miss = plan[i].skip ? 0 : plan[i].e->c->needs & absent;
+        if (!miss)
+            continue;
+        if (rank0)
+            grade_absent(&rs, &plan[i], &probed, miss, resf, &charged);
+        plan[i].skip = "a need found absent"; /* graded above: no rank runs it */
     }
     size_t done = 0, total = 0;
     for (size_t i = 0; i < np; i++)

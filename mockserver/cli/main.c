@@ -49,7 +49,11 @@ static void usage(FILE *f)
           "  -n, --np N              ranks in the job (required)\n"
           "      --nodes K           simulate K nodes (default 1)\n"
           "      --map block|cyclic  how ranks are placed on nodes (default block)\n"
-          "      --persona NAME      strict (SPEC.md, default), hydra-4.0, hydra-4.1, slurm\n"
+          "      --persona NAME      strict (SPEC.md, default), hydra-4.0, hydra-4.1, slurm;\n"
+          "                          pmi1 (strict, PMI-1 only: refuses 2.0 as INIT-8 says, no\n"
+          "                          name service), no-nameserv (strict without a name service)\n"
+          "      --no-nameserv       no name service whatever the persona: the name commands\n"
+          "                          get its unknown-command answer (or silence, or the end)\n"
           "      --mutant NAME       the strict persona with one clause broken (pmi2-conform\n"
           "                          mutate); --mutant list prints them with their clauses\n"
           "      --pmi-port[=tcp|unix]  give ranks PMI_PORT+PMI_ID instead of PMI_FD\n"
@@ -201,13 +205,15 @@ int main(int argc, char **argv)
 
     enum { O_NODES = 256, O_MAP, O_PERSONA, O_MUTANT, O_PMIPORT, O_LISTEN, O_LABEL, O_USIZE, O_APPNUM,
            O_SECRET_FILE, O_SECRET_ENV, O_REQ_AUTH, O_TIMEOUT, O_TLS_CERT, O_TLS_KEY, O_TLS_CA,
-           O_TLS_VERIFY, O_PRE, O_RANK_EXIT, O_JOB_END, O_TRACE, O_MAX_OUT, O_STALL, O_SCRIPT };
+           O_TLS_VERIFY, O_PRE, O_RANK_EXIT, O_JOB_END, O_TRACE, O_MAX_OUT, O_STALL, O_SCRIPT,
+           O_NO_NAMESERV };
     static const struct option longopts[] = {
         { "np", required_argument, 0, 'n' },
         { "nodes", required_argument, 0, O_NODES },
         { "map", required_argument, 0, O_MAP },
         { "persona", required_argument, 0, O_PERSONA },
         { "mutant", required_argument, 0, O_MUTANT },
+        { "no-nameserv", no_argument, 0, O_NO_NAMESERV },
         { "pmi-port", optional_argument, 0, O_PMIPORT },
         { "listen", required_argument, 0, O_LISTEN },
         { "label", no_argument, 0, O_LABEL },
@@ -249,6 +255,7 @@ int main(int argc, char **argv)
             }
             break;
         case O_PERSONA: cfg.persona = optarg; break;
+        case O_NO_NAMESERV: cfg.no_nameserv = true; break;
         case O_MUTANT:
             if (strcmp(optarg, "list") == 0) {
                 pms_mutant_list(stdout);
@@ -310,7 +317,8 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!pms_persona_exists(cfg.persona)) {
-        fprintf(stderr, "pmi-mockserver: unknown persona '%s' (strict, hydra-4.0, hydra-4.1, slurm; "
+        fprintf(stderr, "pmi-mockserver: unknown persona '%s' (strict, hydra-4.0, hydra-4.1, slurm, "
+                        "pmi1, no-nameserv; "
                         "mutants: --mutant list)\n",
                 cfg.persona);
         return EXIT_USAGE;

@@ -250,6 +250,21 @@ static const pmc_msg *join_bare_keys(const pms_persona *p, const pmc_msg *m, pmc
     return copy;
 }
 
+static bool name_cmd(const pmc_msg *m)
+{
+    switch (m->cmd) {
+    case PMC_V1_PUBLISH_NAME:
+    case PMC_V1_UNPUBLISH_NAME:
+    case PMC_V1_LOOKUP_NAME:
+    case PMC_V2_NAME_PUBLISH:
+    case PMC_V2_NAME_UNPUBLISH:
+    case PMC_V2_NAME_LOOKUP:
+        return true;
+    default:
+        return false;
+    }
+}
+
 void pms_dispatch(pms_conn *c, const pmc_msg *msg)
 {
     pmc_msg copy, joined;
@@ -275,6 +290,12 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
         ; /* --mutant: answered by the mutant (mutants_v2.c) */
     else if (pms_fault_request(c, m))
         ; /* observed; a fault answered it instead (faults.c) */
+    else if (m->wire == PMC_WIRE_V2 && c->srv->persona->v2_refused)
+        /* a PMI-1-only server has no reader for frames: no command it can
+         * read (ERR-6) */
+        pms_conn_close(c, "a PMI-2 frame to a PMI-1-only server");
+    else if (c->srv->persona->no_nameserv && name_cmd(m))
+        pms_unknown_command(c, m); /* NAME-8 through ERR-7: commands it does not have */
     else if (!c->srv->groups && pms_group_cmd(m))
         pms_unknown_command(c, m); /* GROUP-4: as before the schema knew them */
     else if (!(valid = pmc_validate(m, PMC_VAL_REQUEST, &rep)) &&

@@ -10,16 +10,32 @@
  * what it stores (B9). */
 enum { UNCHECKED = 65536 };
 
+/* SPEC.md's server, shared by the personas that follow it and leave out
+ * an optional part (issue 21: a PMI-1-only server, one without a name
+ * service). */
+#define SPEC_SERVER                                                                              \
+    .own_put_visible = true, .lookup_both = true, .mapping_in_kvs = true, .dialect = "strict",    \
+    .decode_flags = PMC_DEC_SEMI_ESCAPE,                                                         \
+    /* VAL-3: a value with NUL is rejected (VAL-2: it could not be sent back) */                 \
+    .decode_strict = PMC_NOTE_NUL_IN_VALUE, .bools = PMS_BOOL_SPEC, .v2_abort = true,            \
+    .notfound = PMS_NF_FOUND_FALSE, .on_error = PMS_ERR_REPLY, .fullinit_versions = true,        \
+    .appnum = 0, .lookup_key = "value", .lookup_found = true, .thrid_echo = true,                \
+    .fence_barrier = true, .put_visible_now = false, .getjobattr_kvs = false,                    \
+    .universe_attr = true, .v1_max_subversion = 2, .v1_rc_first = true, .v1_msg = false,         \
+    .v1_get_notfound_rc = 1, .spawn_jobid = true, .v1_strict_init = true, .v1_barrier_rc = true
+
 static const pms_persona strict = {
-    .name = "strict", .own_put_visible = true, .lookup_both = true, .mapping_in_kvs = true, .dialect = "strict", .decode_flags = PMC_DEC_SEMI_ESCAPE,
-    /* VAL-3: a value with NUL is rejected (VAL-2: it could not be sent back) */
-    .decode_strict = PMC_NOTE_NUL_IN_VALUE, .bools = PMS_BOOL_SPEC, .v2_abort = true,
-    .notfound = PMS_NF_FOUND_FALSE, .on_error = PMS_ERR_REPLY, .fullinit_versions = true,
-    .appnum = 0, .lookup_key = "value", .lookup_found = true, .thrid_echo = true,
-    .fence_barrier = true, .put_visible_now = false, .getjobattr_kvs = false,
-    .universe_attr = true, .v1_max_subversion = 2, .v1_rc_first = true, .v1_msg = false,
-    .v1_get_notfound_rc = 1, .spawn_jobid = true, .v1_strict_init = true,
-    .draft_cmds = true, .ring = true, .v1_barrier_rc = true, .groups = true,
+    SPEC_SERVER, .name = "strict", .draft_cmds = true, .ring = true, .groups = true,
+};
+
+/* PMI-1 only (INIT-8 refuses 2.0) and no name service (NAME-8) */
+static const pms_persona pmi1_only = {
+    SPEC_SERVER, .name = "pmi1", .v2_refused = true, .no_nameserv = true,
+};
+
+static const pms_persona no_nameserv = {
+    SPEC_SERVER, .name = "no-nameserv", .draft_cmds = true, .ring = true, .groups = true,
+    .no_nameserv = true,
 };
 
 static const pms_persona hydra40 = {
@@ -89,7 +105,8 @@ static const pms_persona slurm = {
     .v2_bare_key_joins = true,
 };
 
-static const pms_persona *const all[] = { &strict, &hydra40, &hydra41, &slurm };
+static const pms_persona *const all[] = { &strict, &hydra40, &hydra41, &slurm, &pmi1_only,
+                                           &no_nameserv };
 
 const pms_persona *pms_persona_get(const char *name)
 {

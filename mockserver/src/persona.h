@@ -154,6 +154,14 @@ typedef struct pms_persona {
     bool no_local_env;            /* the launcher sets no MPI_LOCALNRANKS/MPI_LOCALRANKID */
     bool kvs_jobid_ignored;       /* kvs-get reads the caller's job whatever jobid names, a
                                    * spawned or connected job's too (Hydra, Slurm: KVS-9) */
+    bool v2_refused;              /* PMI-1 only: init of major 2 is refused as INIT-8 says
+                                   * (rc!=0, pmi_version=1) and a PMI-2 frame is never served:
+                                   * the connection closes (it has no command a PMI-1 parser
+                                   * can read, ERR-6) */
+    bool no_nameserv;             /* no name service: publish, lookup and unpublish are
+                                   * commands this server does not know (NAME-8 through ERR-7,
+                                   * so the persona's unknown-command behaviour answers them);
+                                   * hasNameServ=FALSE */
     bool groups;                  /* the groups extension profile (SPEC.md §12; strict only:
                                    * no deployed server has it, GROUP-4) */
     const char *mutant;           /* a mutant's name: the behaviour PMS_MUTANT() switches on

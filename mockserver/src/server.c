@@ -136,8 +136,9 @@ pms_server *pms_server_new(const pms_config *c)
         free(s);
         return NULL;
     }
-    if (s->persona->mutant) { /* built per call: this server keeps its own */
+    if (s->persona->mutant || s->cfg.no_nameserv) { /* built per call, or changed: its own */
         s->own_persona = *s->persona;
+        s->own_persona.no_nameserv |= s->cfg.no_nameserv;
         s->persona = &s->own_persona;
     }
     s->groups = pms_group_state_new(s);

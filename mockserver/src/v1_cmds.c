@@ -53,7 +53,9 @@ static void do_init(pms_conn *c, const pmc_msg *m)
         v = 99; /* INIT-7 broken: 1.2 is refused */
     if (MUT(c, "v1-init-2x-refused") && v == 2 && sv > 0)
         v = 99; /* INIT-10 broken: 2.s with s > 0 is refused */
-    if (MUT(c, "v1-init-accept-any") && v != 1 && v != 2) {
+    if (v == 2 && p->v2_refused) {
+        v = 99; /* INIT-8: a PMI-1-only server refuses 2 (below: with the version it speaks) */
+    } else if (MUT(c, "v1-init-accept-any") && v != 1 && v != 2) {
         rv = (int)v; /* INIT-8 broken: any major is accepted */
         rs = (int)sv;
     } else if (p->v1_strict_init && (v == 1 || v == 2)) {
@@ -90,7 +92,7 @@ static void do_init(pms_conn *c, const pmc_msg *m)
         if (p->v1_rc_first && !no_rc)
             pmc_enc_int(e, "rc", rc);
         /* a refusal names the version this server speaks */
-        bool as_v1 = v == 1 && !p->v1_strict_init;
+        bool as_v1 = (v == 1 && !p->v1_strict_init) || p->v2_refused;
         if (rv < 0 && MUT(c, "v1-init-refusal-bad-version")) /* INIT-8 broken: the asked one */
             pmc_enc_int(e, "pmi_version", v), pmc_enc_int(e, "pmi_subversion", sv);
         else {

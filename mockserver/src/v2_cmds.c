@@ -404,7 +404,7 @@ static void do_getjobattr(pms_conn *c, const pmc_msg *m)
                                            : j->size);
         v = PMS_MUTANT(p, "jobattr-universe-word") ? "unknown" : buf;
     } else if (p->on_error == PMS_ERR_REPLY && pmc_slice_eq(k, "hasNameServ")) {
-        v = PMS_MUTANT(p, "jobattr-nameserv-false") ? "FALSE" : "TRUE"; /* §9.12 works here */
+        v = PMS_MUTANT(p, "jobattr-nameserv-false") || p->no_nameserv ? "FALSE" : "TRUE";
     } else if (c->srv->groups && pmc_slice_eq(k, "PMI_ext_groups") &&
                !PMS_MUTANT(p, "group-profile-hidden")) {
         v = "1"; /* GROUP-2: the profile's version; without it the attribute is unknown */

@@ -29,7 +29,8 @@ typedef struct pms_conn pms_conn;
 typedef enum pms_mapping { PMS_MAP_BLOCK = 0, PMS_MAP_CYCLIC = 1 } pms_mapping;
 
 typedef struct pms_config {
-    const char *persona;      /* "strict" (SPEC.md), "hydra-4.0", "hydra-4.1", "slurm" */
+    const char *persona;      /* "strict" (SPEC.md), "hydra-4.0", "hydra-4.1", "slurm",
+                               * "pmi1", "no-nameserv" */
     int nodes;                /* simulated nodes (1) */
     pms_mapping mapping;      /* how ranks map to nodes */
     int universe_size;        /* reported universe size; 0 = the job size */
@@ -55,6 +56,9 @@ typedef struct pms_config {
      * a client sends after finalize (FINALIZE-2), which a server that closes
      * (as every real one does) never reads. */
     bool finalize_linger;
+    /* Whatever the persona: no name service (the persona answers the name
+     * commands as commands it does not know; --no-nameserv). */
+    bool no_nameserv;
 } pms_config;
 
 void pms_config_default(pms_config *c);
