@@ -101,11 +101,13 @@ elif command -v srun >/dev/null && [ "$(id -u)" -eq 0 ]; then
 else
     echo "publish: srun not found (or not root); slurm-22.05 is not regenerated" >&2
 fi
-for p in strict hydra-4.0 hydra-4.1 slurm; do
+for p in strict hydra-4.0 hydra-4.1 slurm pmi1 no-nameserv; do
     t=5
     [ "$p" = slurm ] && t=2 # Slurm's silence (S7) costs a deadline per case
     server "mock-$p" "$mock -n {n} --persona $p --timeout 120 --" --timeout "$t"
 done
+# an independent server written from SPEC.md alone (tests/peers/README.md)
+server newcomer "python3 tests/peers/newcomer_server.py -n {n} --" --timeout 5
 client client-libpmiclient-pmi2 "$build/conformance/drivers/pmi2-driver"
 client client-libpmiclient-pmi1 "$build/conformance/drivers/pmi1-driver"
 # Debian's libmpich (PMI-1), graded through an ordinary MPI program
