@@ -134,6 +134,8 @@ int pcf_report(pcf_results *rs, const pcf_opts *o, FILE *f)
     else {
         char line[400];
         pcf_summary_line(rs, line, sizeof line);
+        if (o->baseline) /* -q still names what changed */
+            pcf_report_deviations(rs, o, f);
         fprintf(f, "%s\n", line);
     }
     fflush(f);

@@ -25,6 +25,10 @@ void pcf_expected_text(const pcf_result *r, char *buf, size_t n);
 /* --rerun-deviations: how a case that ran again went the first time. */
 void pcf_rerun_note(const pcf_result *r, char *buf, size_t n);
 
+/* "[baseline: PASS -> NON-STRICT]" for a deviation, else "". */
+void pcf_baseline_mark(const pcf_result *r, char *buf, size_t n);
+/* "Deviations from the baseline" with old -> new, one case a line (-q too). */
+void pcf_report_deviations(const pcf_results *rs, const pcf_opts *o, FILE *f);
 void pcf_report_console_results(pcf_results *rs, const pcf_opts *o, FILE *f);
 void pcf_report_console(pcf_results *rs, const pcf_opts *o, FILE *f);
 void pcf_report_tap(const pcf_results *rs, const pcf_opts *o, FILE *f);

@@ -125,8 +125,12 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
         pcf_json_cstr(f, r->e->c->clause);
         fprintf(f, ", \"duration_ms\": %.3f, \"report\": \"%s.json\"", (double)r->usec / 1e3,
                 safe);
-        if (o->baseline)
+        if (o->baseline) {
             fprintf(f, ", \"deviation\": %s", r->deviation ? "true" : "false");
+            if (r->baseline_listed) /* a deviation's old -> new */
+                fprintf(f, ", \"baseline_verdict\": \"%s\"",
+                        pcf_verdict_name(r->baseline_verdict));
+        }
         if (r->reruns) {
             fprintf(f, ", \"reruns\": %d, \"first_verdict\": \"%s\", \"first_outcome\": ",
                     r->reruns, pcf_verdict_name(r->first_verdict));

@@ -21,6 +21,33 @@ static void xml(FILE *f, const char *s)
     }
 }
 
+/* A failure or error of the run: with a baseline, a deviation only. */
+static bool failing(const pcf_result *r, const pcf_opts *o)
+{
+    if (o->baseline)
+        return r->deviation;
+    return r->verdict == PCF_ERROR || pcf_verdict_failing(r->verdict, o->strict);
+}
+
+/* The requirement, what was expected and what each rank saw. */
+static void detail(FILE *f, const pcf_result *r)
+{
+    const pcf_clause *cl = pcf_grading_clause(r);
+    char exp[1200];
+    if (cl) {
+        fprintf(f, "[%s %s] ", cl->id, cl->level_text);
+        xml(f, cl->text);
+    }
+    pcf_expected_text(r, exp, sizeof exp);
+    fprintf(f, "\nExpected:\n");
+    xml(f, exp);
+    fprintf(f, "\nActual:\n");
+    xml(f, r->actual);
+    if (r->baseline_listed) {
+        fprintf(f, "\nBaseline expected %s", pcf_verdict_name(r->baseline_verdict));
+    }
+}
+
 int pcf_report_junit(const pcf_results *rs, const pcf_opts *o, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -32,13 +59,11 @@ int pcf_report_junit(const pcf_results *rs, const pcf_opts *o, const char *path)
         const char *sect = rs->r[i].e->section;
         size_t j = i, fails = 0, errs = 0, skips = 0;
         for (; j < rs->n && strcmp(rs->r[j].e->section, sect) == 0; j++) {
-            int v = rs->r[j].verdict;
-            if (v == PCF_SKIPPED)
+            const pcf_result *r = &rs->r[j];
+            if (failing(r, o))
+                r->verdict == PCF_ERROR && !o->baseline ? errs++ : fails++;
+            else if (r->verdict == PCF_SKIPPED || r->verdict == PCF_UNSUPPORTED)
                 skips++;
-            else if (v == PCF_ERROR)
-                errs++;
-            else if (o->baseline ? rs->r[j].deviation : pcf_verdict_failing(v, o->strict))
-                fails++;
         }
         fprintf(f, "  <testsuite name=\"");
         xml(f, sect);
@@ -51,26 +76,28 @@ int pcf_report_junit(const pcf_results *rs, const pcf_opts *o, const char *path)
             fprintf(f, "\" name=\"");
             xml(f, r->e->c->id);
             fprintf(f, "\" time=\"%.3f\">\n", (double)r->usec / 1e6);
-            const pcf_clause *cl = pcf_grading_clause(r);
-            if (r->verdict == PCF_SKIPPED) {
-                fprintf(f, "      <skipped message=\"");
-                xml(f, r->actual);
-                fprintf(f, "\"/>\n");
-            } else if (r->verdict == PCF_ERROR ||
-                       (o->baseline ? r->deviation : pcf_verdict_failing(r->verdict, o->strict))) {
-                const char *tag = r->verdict == PCF_ERROR ? "error" : "failure";
+            if (failing(r, o)) {
+                const char *tag = r->verdict == PCF_ERROR && !o->baseline ? "error" : "failure";
+                char mark[80];
+                pcf_baseline_mark(r, mark, sizeof mark);
                 fprintf(f, "      <%s type=\"%s\" message=\"", tag, pcf_verdict_name(r->verdict));
+                if (mark[0]) {
+                    xml(f, mark);
+                    fputc(' ', f);
+                }
                 xml(f, r->e->c->desc);
                 fprintf(f, "\">");
-                if (cl) {
-                    fprintf(f, "[%s %s] ", cl->id, cl->level_text);
-                    xml(f, cl->text);
-                }
-                fprintf(f, "\nExpect:\n");
-                xml(f, r->e->c->expected);
-                fprintf(f, "\nActual:\n");
-                xml(f, r->actual);
+                detail(f, r);
                 fprintf(f, "</%s>\n", tag);
+            } else if (r->verdict == PCF_SKIPPED || r->verdict == PCF_UNSUPPORTED) {
+                fprintf(f, "      <skipped message=\"%s: ", pcf_verdict_name(r->verdict));
+                xml(f, r->actual);
+                fprintf(f, "\"/>\n");
+            } else if (r->verdict != PCF_PASS) {
+                /* NON-STRICT (a failure only under --strict), INFO: passing, said */
+                fprintf(f, "      <system-out>%s: ", pcf_verdict_name(r->verdict));
+                detail(f, r);
+                fprintf(f, "</system-out>\n");
             }
             fprintf(f, "      <properties><property name=\"verdict\" value=\"%s\"/>"
                        "<property name=\"clause\" value=\"",

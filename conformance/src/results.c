@@ -331,9 +331,9 @@ int pcf_baseline_apply(pcf_results *rs, const char *path, bool strict, FILE *err
             bad = 1;
             continue;
         }
-        if ((!why || !*why) && !published) {
-            say(err, "pmi2-conform: baseline %s: case %s: every entry needs a written "
-                         "justification\n", path, id);
+        if ((!why || !*why) && !published && v != PCF_PASS) {
+            say(err, "pmi2-conform: baseline %s: case %s: every entry that is not PASS needs "
+                         "a written justification\n", path, id);
             bad = 1;
             continue;
         }
@@ -369,12 +369,16 @@ int pcf_baseline_write(const pcf_results *rs, const char *path)
     bool first = true;
     for (size_t i = 0; i < rs->n; i++) {
         const pcf_result *r = &rs->r[i];
-        if (r->verdict == PCF_PASS)
-            continue; /* unlisted passing cases need no entry */
+        /* every case, PASS included: any change of verdict is then a deviation */
         fprintf(f, "%s\n    ", first ? "" : ",");
         first = false;
         pcf_json_cstr(f, r->e->c->id);
-        fprintf(f, ": { \"verdict\": \"%s\", \"justification\": ", pcf_verdict_name(r->verdict));
+        fprintf(f, ": { \"verdict\": \"%s\"", pcf_verdict_name(r->verdict));
+        if (r->verdict == PCF_PASS) {
+            fprintf(f, " }");
+            continue;
+        }
+        fprintf(f, ", \"justification\": ");
         char just[900];
         snprintf(just, sizeof just, "recorded: %s%s%s", r->outcome,
                  r->actual && *r->actual ? ": " : "", r->actual ? r->actual : "");
