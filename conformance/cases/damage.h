@@ -50,6 +50,21 @@ static inline long pcfd_find(const pmc_out *o, size_t from, const char *s)
     return -1;
 }
 
+/* Overwrite the first `from` after the length field with n bytes of `to`
+ * (n <= its length: the length field stays right); -1 after observing when
+ * absent.  For what the encoder will not write (a key twice, a NUL). */
+static inline int pcfd_patch(pcf_ctx *c, pmc_out *o, const char *from, const char *to,
+                             size_t n)
+{
+    long at = pcfd_find(o, 6, from);
+    if (at < 0) {
+        pcf_observe(c, "harness-error", "'%s' not in the encoded frame", from);
+        return -1;
+    }
+    memcpy(o->buf + at, to, n);
+    return 0;
+}
+
 /* Remove n bytes at `at`. */
 static inline void pcfd_cut(pmc_out *o, size_t at, size_t n)
 {

@@ -25,18 +25,6 @@ static int cut_str(pcf_ctx *c, pmc_out *o, const char *what)
     return 0;
 }
 
-/* Replace the first `from` after the length field by `to` (same length). */
-static int patch(pcf_ctx *c, pmc_out *o, const char *from, const char *to, size_t n)
-{
-    long at = pcfd_find(o, 6, from);
-    if (at < 0) {
-        pcf_observe(c, "harness-error", "'%s' not in the encoded frame", from);
-        return -1;
-    }
-    memcpy(o->buf + at, to, n);
-    return 0;
-}
-
 static void run_no_semicolon(pcf_ctx *c)
 {
     pmc_enc e;
@@ -301,7 +289,7 @@ static void run_dup_keys(pcf_ctx *c)
     pmc_enc_str(&e, "key", key);
     pmc_enc_str(&e, "value", "first");
     pmc_enc_str(&e, "xalue", "second");
-    if (pcfd_encode(c, &e, NULL, &o) == 0 && patch(c, &o, "xalue=", "v", 1) == 0) {
+    if (pcfd_encode(c, &e, NULL, &o) == 0 && pcfd_patch(c, &o, "xalue=", "v", 1) == 0) {
         int f = put_fence_get(c, &o, key, &m, &v);
         if (f == 1 && pmc_slice_eq(v, "first"))
             pcf_observe(c, "ok", "the first occurrence won");
@@ -327,7 +315,7 @@ static void run_nul_value(pcf_ctx *c)
     pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-put");
     pmc_enc_str(&e, "key", key);
     pmc_enc_str(&e, "value", "aQb");
-    if (pcfd_encode(c, &e, NULL, &o) == 0 && patch(c, &o, "=aQb;", "=a\0b;", 5) == 0) {
+    if (pcfd_encode(c, &e, NULL, &o) == 0 && pcfd_patch(c, &o, "=aQb;", "=a\0b;", 5) == 0) {
         int f = put_fence_get(c, &o, key, &m, &v);
         if (f == 1 && v.len == 3 && memcmp(v.ptr, "a\0b", 3) == 0)
             pcf_observe(c, "ok", "the value with a NUL came back intact");

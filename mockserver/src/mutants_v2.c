@@ -42,6 +42,8 @@ const pms_mutant pms_mutants_v2[] = {
     { "v2-rc-last", "PAIR-2", "rc is the last pair of every response", NULL, NULL },
     { "v2-dup-rc", "PAIR-3", "every response repeats its rc pair at the end", NULL, NULL },
     { "v2-last-dup-wins", "PAIR-4", "of a repeated request key the last occurrence is used", NULL, NULL },
+    { "v2-last-cmd-wins", "PAIR-4", "a request with a second cmd= pair is served as that later command", NULL, NULL },
+    { "v2-last-thrid-wins", "THRID-4", "of a repeated thrid the last one is echoed", NULL, NULL },
     { "v2-unknown-key-rejected", "PAIR-5", "a request with a key the schema does not know is refused", NULL, NULL },
     { "putnodeattr-no-rc", "RC-1", "info-putnodeattr-response carries no rc", NULL, NULL },
     { "v2-errmsg-missing", "RC-7", "responses with rc != 0 carry no errmsg", NULL, NULL },
@@ -491,7 +493,8 @@ bool pms_mutant_v2_request(pms_conn *c, const pmc_msg **mp)
             }
         return false;
     }
-    static const char *const rewrite[] = { "v2-last-dup-wins", "v2-pairs-by-position",
+    static const char *const rewrite[] = { "v2-last-dup-wins", "v2-last-cmd-wins",
+                                           "v2-last-thrid-wins", "v2-pairs-by-position",
                                            "v2-keys-casefold", "v2-backslash-decoded",
                                            "v2-value-cut-at-equals", "spawn-counts-unchecked",
                                            "concat-thrid-lost", NULL };
@@ -506,6 +509,22 @@ bool pms_mutant_v2_request(pms_conn *c, const pmc_msg **mp)
                 later = pmc_slice_eqs(rp[i].key, rp[j].key);
             if (!later)
                 rp[k++] = rp[i];
+        }
+        rcopy.npairs = k;
+    } else if (is(c, "v2-last-cmd-wins") || is(c, "v2-last-thrid-wins")) {
+        /* the later cmd= (or thrid=) pair replaces the first, and leaves the pairs */
+        const char *key = is(c, "v2-last-cmd-wins") ? "cmd" : "thrid";
+        size_t k = 0;
+        for (size_t i = 0; i < rcopy.npairs; i++) {
+            if (!pmc_slice_eq(rp[i].key, key)) {
+                rp[k++] = rp[i];
+            } else if (*key == 'c') {
+                rcopy.name = rp[i].val;
+                rcopy.cmd = (int)pmc_cmd_lookup(PMC_WIRE_V2, rp[i].val.ptr, rp[i].val.len);
+            } else {
+                rcopy.thrid = rp[i].val;
+                rp[k++] = rp[i];
+            }
         }
         rcopy.npairs = k;
     } else if (is(c, "concat-thrid-lost")) {
