@@ -27,6 +27,8 @@ static void run_len_below6(pcf_ctx *c) { bad_length(c, "     3"); }
 static void run_len_plus(pcf_ctx *c) { bad_length(c, "   +14"); }
 static void run_len_inner_space(pcf_ctx *c) { bad_length(c, "1 4   "); }
 static void run_len_empty(pcf_ctx *c) { bad_length(c, "      "); }
+/* a digit separator some number parsers take (Python's int("1_4") is 14) */
+static void run_len_underscore(pcf_ctx *c) { bad_length(c, "   1_4"); }
 
 /* B10: a length shorter than the body, then a valid frame.  The server reads
  * "cmd=job-g" as the body; the rest ("etid;" and the next frame) is no
@@ -203,6 +205,11 @@ static const pcf_case cases[] = {
     { .id = "robust/len-inner-space", .desc = "spaces between the digits of the length (\"1 4   \")",
       .clause = "FRAME-5", .expected = "the server closes the connection",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_inner_space,
+      .outcomes = { PCFD_FRAMING("FRAME-5") } },
+    { .id = "robust/len-underscore",
+      .desc = "a digit separator in the length (\"   1_4\", 14 to some number parsers)",
+      .clause = "FRAME-5", .expected = "the server closes the connection",
+      .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_underscore,
       .outcomes = { PCFD_FRAMING("FRAME-5") } },
     { .id = "robust/len-empty", .desc = "a length field of six spaces (no digit)",
       .clause = "FRAME-5", .expected = "the server closes the connection",
