@@ -67,6 +67,19 @@ static const missing m1_lookup = { V1, "lookup_name", "lookup_result", NULL, NUL
 static const missing m1_unpub = { V1, "unpublish_name", "unpublish_result", NULL, NULL, NULL,
                                   NULL, 0 };
 
+/* A PMI-1 put into the caller's own space (answered, whatever its rc): 0,
+ * or -1 after observing. */
+static int put_own(pcf_ctx *c, const char *key, const char *value)
+{
+    pmc_enc e;
+    pmc_msg m;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "put");
+    pmc_enc_str(&e, "kvsname", pcf_kvsname(c));
+    pmc_enc_str(&e, "key", key);
+    pmc_enc_str(&e, "value", value);
+    return pcf_call(c, &e, "put_result", &m);
+}
+
 #define RUN(name, tbl)                                                                           \
     static void run_##name(pcf_ctx *c) { send_missing(c, &tbl); }
 RUN(kvs_get, m_kvs_get)
@@ -91,15 +104,8 @@ static void run_v1_get_key(pcf_ctx *c)
 {
     char v[96];
     snprintf(v, sizeof v, "empty-key-%s", pcf_tag(c));
-    pmc_enc e;
-    pmc_msg m;
-    pmc_enc_begin(&e, PMC_WIRE_V1, "put");
-    pmc_enc_str(&e, "kvsname", pcf_kvsname(c));
-    pmc_enc_str(&e, "key", "");
-    pmc_enc_str(&e, "value", v);
-    if (pcf_call(c, &e, "put_result", &m) != 0)
-        return;
-    send_missing(c, &m1_get_key);
+    if (put_own(c, "", v) == 0)
+        send_missing(c, &m1_get_key);
 }
 /* A server that ignores kvsname would answer a get of a key nobody put
  * with rc != 0 anyway: the key is put first (its own put is visible to the
@@ -108,15 +114,8 @@ static void run_v1_get_kvsname(pcf_ctx *c)
 {
     char k[96];
     snprintf(k, sizeof k, "%s-%s", m1_get_kvsname.v1, pcf_tag(c));
-    pmc_enc e;
-    pmc_msg m;
-    pmc_enc_begin(&e, PMC_WIRE_V1, "put");
-    pmc_enc_str(&e, "kvsname", pcf_kvsname(c));
-    pmc_enc_str(&e, "key", k);
-    pmc_enc_str(&e, "value", "stored");
-    if (pcf_call(c, &e, "put_result", &m) != 0)
-        return;
-    send_missing(c, &m1_get_kvsname);
+    if (put_own(c, k, "stored") == 0)
+        send_missing(c, &m1_get_kvsname);
 }
 RUN(v1_pub_service, m1_pub_service)
 RUN(v1_pub_port, m1_pub_port)
