@@ -936,7 +936,8 @@ static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
         }
         int pmi = launch_pmi(o, c);
         launch *g;
-        if (!(c->flags & PCF_COLLECTIVE) && open[pmi] && open[pmi]->n < VICTIMS_PER_LAUNCH) {
+        bool own = c->flags & (PCF_COLLECTIVE | PCF_ALONE);
+        if (!own && open[pmi] && open[pmi]->n < VICTIMS_PER_LAUNCH) {
             g = open[pmi];
         } else {
             g = &S->L[S->nl++];
@@ -947,7 +948,7 @@ static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
                 pcf_notice(o, "out of memory");
                 exit(PCF_EXIT_USAGE);
             }
-            open[pmi] = (c->flags & PCF_COLLECTIVE) ? NULL : g;
+            open[pmi] = own ? NULL : g;
         }
         g->cases[g->n++] = &all[i];
         /* rank 0 and a victim per case; a collective case runs on the full job */

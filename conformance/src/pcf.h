@@ -57,6 +57,9 @@ enum pcf_case_flags {
                                 * the session could not be set up */
     PCF_COLLECTIVE = 1u << 4,  /* destructive, but every rank takes part (fences): it runs
                                 * only in a launch of its own (--launch) */
+    PCF_ALONE = 1u << 5,       /* destructive, and reads what another destructive case may
+                                * leave behind where it cannot be undone (a PMI-1 put):
+                                * with --launch, a launch of its own */
 };
 
 /* Preconditions (pcf_case.needs): what a case needs besides its protocol
