@@ -211,8 +211,20 @@ void pcf_report_files(pcf_results *rs, const pcf_opts *o);
 void pcf_report_so_far(pcf_results *rs, const pcf_opts *o, FILE *f, const char *then);
 void pcf_summary_line(const pcf_results *rs, char *buf, size_t n);
 
+/* ---- text (utf8.c) ------------------------------------------------------------ */
+
+/* The length (1-4) of the well-formed UTF-8 sequence that starts s (n bytes
+ * left), its code point in *cp; 0 when none starts there (a stray or missing
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF). */
+size_t pcf_utf8_seq(const char *s, size_t n, unsigned *cp);
+
 /* ---- JSON -------------------------------------------------------------------- */
 
+/* A JSON string of len bytes: well-formed UTF-8 as itself (C0/C1 controls,
+ * DEL, U+2028/9 as \u escapes of their code points); each byte that is not
+ * part of well-formed UTF-8 as the lone surrogate \udcXX (XX the byte, as
+ * Python's surrogateescape), which no text holds, so the bytes read back
+ * exactly (pcf_json_parse does). */
 void pcf_json_str(FILE *f, const char *s, size_t len);
 void pcf_json_cstr(FILE *f, const char *s);
 typedef struct pcf_jv pcf_jv; /* parsed JSON value */
