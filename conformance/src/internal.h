@@ -82,6 +82,7 @@ typedef struct pcf_results {
      * launcher or the harness's start-up failed, the control channel lost):
      * exit status 2 whatever the verdicts say.  "" when it is whole. */
     char incomplete[400];
+    char date[32]; /* when the run started, UTC ISO 8601 (pcf_run_date), "" until asked */
 } pcf_results;
 
 pcf_result *pcf_results_get(pcf_results *rs, const pcf_entry *e); /* adds when new */
@@ -138,6 +139,7 @@ typedef struct pcf_opts {
     const char *junit, *json_dir, *html, *baseline, *write_baseline, *results_file;
     bool tap, list, quiet, verbose, child, progress;
     const char *argv0;
+    const char *cmdline;    /* this run's command line, quoted for a shell (the reports) */
     const char *parent;     /* child: the orchestrator, "host:pid:starttime" */
     const char *recover;    /* orchestrated: command run when the server wedged */
     unsigned start_ms;      /* orchestrated: a launch that starts no rank by then is stuck (0: adaptive) */
