@@ -148,6 +148,8 @@ void pcf_exit_meaning(const pcf_results *rs, const pcf_opts *o, char *buf, size_
                  dev == 1 ? "s" : "");
     else if (st == PCF_EXIT_NONCONFORMANT)
         snprintf(buf, n, "non-conformant");
-    else if (!pcf_run_unusable(rs, buf, n))
+    else if (pcf_run_unusable(rs, buf, n))
+        snprintf(buf, n, "the run is incomplete, no verdict on its target"); /* why: the verdict's */
+    else
         snprintf(buf, n, "harness errors (ERROR)");
 }
