@@ -82,6 +82,7 @@ typedef struct pcf_results {
      * launcher or the harness's start-up failed, the control channel lost):
      * exit status 2 whatever the verdicts say.  "" when it is whole. */
     char incomplete[400];
+    char date[32]; /* when the run started, UTC ISO 8601 (pcf_run_date), "" until asked */
 } pcf_results;
 
 pcf_result *pcf_results_get(pcf_results *rs, const pcf_entry *e); /* adds when new */
@@ -138,6 +139,7 @@ typedef struct pcf_opts {
     const char *junit, *json_dir, *html, *baseline, *write_baseline, *results_file;
     bool tap, list, quiet, verbose, child, progress;
     const char *argv0;
+    const char *cmdline;    /* this run's command line, quoted for a shell (the reports) */
     const char *parent;     /* child: the orchestrator, "host:pid:starttime" */
     const char *recover;    /* orchestrated: command run when the server wedged */
     unsigned start_ms;      /* orchestrated: a launch that starts no rank by then is stuck (0: adaptive) */
@@ -211,8 +213,20 @@ void pcf_report_files(pcf_results *rs, const pcf_opts *o);
 void pcf_report_so_far(pcf_results *rs, const pcf_opts *o, FILE *f, const char *then);
 void pcf_summary_line(const pcf_results *rs, char *buf, size_t n);
 
+/* ---- text (utf8.c) ------------------------------------------------------------ */
+
+/* The length (1-4) of the well-formed UTF-8 sequence that starts s (n bytes
+ * left), its code point in *cp; 0 when none starts there (a stray or missing
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF). */
+size_t pcf_utf8_seq(const char *s, size_t n, unsigned *cp);
+
 /* ---- JSON -------------------------------------------------------------------- */
 
+/* A JSON string of len bytes: well-formed UTF-8 as itself (C0/C1 controls,
+ * DEL, U+2028/9 as \u escapes of their code points); each byte that is not
+ * part of well-formed UTF-8 as the lone surrogate \udcXX (XX the byte, as
+ * Python's surrogateescape), which no text holds, so the bytes read back
+ * exactly (pcf_json_parse does). */
 void pcf_json_str(FILE *f, const char *s, size_t len);
 void pcf_json_cstr(FILE *f, const char *s);
 typedef struct pcf_jv pcf_jv; /* parsed JSON value */

@@ -9,20 +9,30 @@
 void pcf_json_str(FILE *f, const char *s, size_t len)
 {
     fputc('"', f);
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = 0; i < len;) {
         unsigned char ch = (unsigned char)s[i];
-        switch (ch) {
+        unsigned cp;
+        size_t k = pcf_utf8_seq(s + i, len - i, &cp);
+        if (k == 0) { /* a byte, not text: surrogateescape, never a code point of text */
+            fprintf(f, "\\u%04x", 0xdc00u | ch);
+            i++;
+            continue;
+        }
+        switch (cp) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
         case '\n': fputs("\\n", f); break;
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
         default:
-            if (ch < 0x20 || ch >= 0x7f)
-                fprintf(f, "\\u%04x", ch); /* bytes, not text: one code point per byte */
+            /* controls (C0, DEL, C1) and the JavaScript line breaks escaped:
+             * a reader sees them; the rest is text as itself */
+            if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || cp == 0x2028 || cp == 0x2029)
+                fprintf(f, "\\u%04x", cp);
             else
-                fputc(ch, f);
+                fwrite(s + i, 1, k, f);
         }
+        i += k;
     }
     fputc('"', f);
 }
@@ -71,11 +81,63 @@ static void put_utf8(char *o, size_t *k, unsigned cp)
     } else if (cp < 0x800) {
         o[(*k)++] = (char)(0xC0 | cp >> 6);
         o[(*k)++] = (char)(0x80 | (cp & 0x3F));
-    } else {
+    } else if (cp < 0x10000) {
         o[(*k)++] = (char)(0xE0 | cp >> 12);
         o[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
         o[(*k)++] = (char)(0x80 | (cp & 0x3F));
+    } else {
+        o[(*k)++] = (char)(0xF0 | cp >> 18);
+        o[(*k)++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        o[(*k)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        o[(*k)++] = (char)(0x80 | (cp & 0x3F));
     }
+}
+
+/* The 4 hex digits after "\u"; -1 when they are not. */
+static long hex4(jp *j)
+{
+    if (j->end - j->p < 4)
+        return -1;
+    long cp = 0;
+    for (int i = 0; i < 4; i++) {
+        char h = *j->p++;
+        cp <<= 4;
+        if (h >= '0' && h <= '9')
+            cp |= h - '0';
+        else if ((h | 0x20) >= 'a' && (h | 0x20) <= 'f')
+            cp |= (h | 0x20) - 'a' + 10;
+        else
+            return -1;
+    }
+    return cp;
+}
+
+/* A \u escape (j->p after the 'u') into o: a code point as UTF-8, a
+ * surrogate pair as the one it makes; \udc80-\udcff alone as the byte
+ * pcf_json_str escaped so; any other lone surrogate as U+FFFD.  -1: bad. */
+static int unicode_escape(jp *j, char *o, size_t *k)
+{
+    long cp = hex4(j);
+    if (cp < 0)
+        return -1;
+    if (cp >= 0xd800 && cp <= 0xdbff && j->end - j->p >= 6 && j->p[0] == '\\' &&
+        j->p[1] == 'u') {
+        const char *back = j->p;
+        j->p += 2;
+        long lo = hex4(j);
+        if (lo >= 0xdc00 && lo <= 0xdfff) {
+            put_utf8(o, k, 0x10000 + (((unsigned)cp - 0xd800) << 10) + ((unsigned)lo - 0xdc00));
+            return 0;
+        }
+        j->p = back; /* not a pair: the next escape stands alone */
+    }
+    if (cp >= 0xdc80 && cp <= 0xdcff)
+        o[(*k)++] = (char)(cp & 0xff);
+    else if (cp >= 0xd800 && cp <= 0xdfff)
+        put_utf8(o, k, 0xfffd);
+    else
+        put_utf8(o, k, (unsigned)cp);
+    return 0;
 }
 
 static char *parse_string(jp *j)
@@ -119,29 +181,13 @@ static char *parse_string(jp *j)
         case 'n': o[k++] = '\n'; break;
         case 'r': o[k++] = '\r'; break;
         case 't': o[k++] = '\t'; break;
-        case 'u': {
-            unsigned cp = 0;
-            for (int i = 0; i < 4; i++) {
-                if (j->p >= j->end) {
-                    free(o);
-                    fail(j, "short \\u escape");
-                    return NULL;
-                }
-                char h = *j->p++;
-                cp <<= 4;
-                if (h >= '0' && h <= '9')
-                    cp |= (unsigned)(h - '0');
-                else if ((h | 0x20) >= 'a' && (h | 0x20) <= 'f')
-                    cp |= (unsigned)((h | 0x20) - 'a' + 10);
-                else {
-                    free(o);
-                    fail(j, "bad \\u escape");
-                    return NULL;
-                }
+        case 'u':
+            if (unicode_escape(j, o, &k) != 0) {
+                free(o);
+                fail(j, "bad \\u escape");
+                return NULL;
             }
-            put_utf8(o, &k, cp);
             break;
-        }
         default:
             free(o);
             fail(j, "unknown escape");

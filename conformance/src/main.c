@@ -214,6 +214,39 @@ static int apply(pcf_opts *o, int ch, const char *arg)
     }
 }
 
+/* argv as one line a shell takes back: a word with anything but
+ * [A-Za-z0-9_@%+=:,./-] in it single-quoted (malloc'd; NULL when out of memory). */
+static char *command_line(int argc, char **argv)
+{
+    size_t cap = 1;
+    for (int i = 0; i < argc; i++)
+        cap += strlen(argv[i]) * 4 + 3;
+    char *out = malloc(cap), *w = out;
+    if (!out)
+        return NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        bool plain = *a && a[strspn(a, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                       "0123456789_@%+=:,./-")] == 0;
+        if (i)
+            *w++ = ' ';
+        if (!plain)
+            *w++ = '\'';
+        for (; *a; a++) {
+            if (*a == '\'' && !plain) {
+                memcpy(w, "'\\''", 4);
+                w += 4;
+            } else {
+                *w++ = *a;
+            }
+        }
+        if (!plain)
+            *w++ = '\'';
+    }
+    *w = 0;
+    return out;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option lo[] = {
@@ -251,6 +284,8 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "--group-helper") == 0)
         return pcf_group_helper_main(argc - 1, argv + 1);
     pcf_opts o = { .repeat = 1, .timeout_ms = 10000, .pmi = 2, .np = 4, .argv0 = argv[0] };
+    static char *cmdline; /* static: the process's own, to its end */
+    o.cmdline = cmdline = command_line(argc, argv); /* before client mode cuts argv at "--" */
     const char *mode = NULL;
     int ch;
     /* client mode: the program under test follows "--" */

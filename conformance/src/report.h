@@ -24,6 +24,16 @@ const pcf_clause *pcf_grading_clause(const pcf_result *r);
 void pcf_expected_text(const pcf_result *r, char *buf, size_t n);
 /* --rerun-deviations: how a case that ran again went the first time. */
 void pcf_rerun_note(const pcf_result *r, char *buf, size_t n);
+/* When the run started (now less its seconds), fixed at the first call so
+ * that every report of the run says the same. */
+const char *pcf_run_date(pcf_results *rs);
+/* The run in one word, "conformant", "non-conformant" (a failing verdict)
+ * or "incomplete" (pcf_run_unusable, or a harness ERROR: no verdict on
+ * those cases), and why in why; the exit status says the same in a number
+ * (pcf_exit_code, which with a baseline counts deviations instead). */
+const char *pcf_run_verdict(const pcf_results *rs, const pcf_opts *o, char *why, size_t n);
+/* What pcf_exit_code's status means for this run, in a few words. */
+void pcf_exit_meaning(const pcf_results *rs, const pcf_opts *o, char *buf, size_t n);
 
 /* "[baseline: PASS -> NON-STRICT]" for a deviation, else "". */
 void pcf_baseline_mark(const pcf_result *r, char *buf, size_t n);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <time.h>
 
 static int cmp_ev(const void *a, const void *b)
 {
@@ -90,3 +91,65 @@ void pcf_rerun_note(const pcf_result *r, char *buf, size_t n)
              r->first_outcome);
 }
 
+
+const char *pcf_run_date(pcf_results *rs)
+{
+    if (!rs->date[0]) {
+        time_t t = time(NULL) - (time_t)rs->seconds;
+        struct tm tm;
+        if (gmtime_r(&t, &tm))
+            strftime(rs->date, sizeof rs->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    }
+    return rs->date;
+}
+
+const char *pcf_run_verdict(const pcf_results *rs, const pcf_opts *o, char *why, size_t n)
+{
+    if (pcf_run_unusable(rs, why, n))
+        return "incomplete";
+    size_t c[PCF_V_COUNT], failing = 0;
+    pcf_count_verdicts(rs, c);
+    char list[300] = "";
+    size_t k = 0;
+    for (int v = 0; v < PCF_V_COUNT; v++)
+        if (c[v] && pcf_verdict_failing(v, o->strict)) {
+            failing += c[v];
+            k += (size_t)snprintf(list + k, k < sizeof list ? sizeof list - k : 0, "%s%zu %s",
+                                  k ? ", " : "", c[v], pcf_verdict_name(v));
+        }
+    if (c[PCF_ERROR]) {
+        snprintf(why, n, "%zu harness error%s (ERROR): %s say%s nothing of the server",
+                 c[PCF_ERROR], c[PCF_ERROR] == 1 ? "" : "s", c[PCF_ERROR] == 1 ? "that case" :
+                 "those cases", c[PCF_ERROR] == 1 ? "s" : "");
+        return "incomplete";
+    }
+    if (failing) {
+        snprintf(why, n, "%zu failing case%s: %s", failing, failing == 1 ? "" : "s", list);
+        return "non-conformant";
+    }
+    if (c[PCF_NON_STRICT])
+        snprintf(why, n, "no case failed; %zu SHOULD-level deviation%s (NON-STRICT: failing "
+                         "with --strict)", c[PCF_NON_STRICT], c[PCF_NON_STRICT] == 1 ? "" : "s");
+    else
+        snprintf(why, n, "no case failed%s", o->strict ? " (--strict)" : "");
+    return "conformant";
+}
+
+void pcf_exit_meaning(const pcf_results *rs, const pcf_opts *o, char *buf, size_t n)
+{
+    int st = pcf_exit_code(rs, o);
+    size_t dev = 0;
+    for (size_t i = 0; i < rs->n; i++)
+        dev += rs->r[i].deviation;
+    if (st == PCF_EXIT_OK)
+        snprintf(buf, n, "%s", o->baseline ? "every verdict as in the baseline" : "conformant");
+    else if (st == PCF_EXIT_NONCONFORMANT && o->baseline)
+        snprintf(buf, n, "%zu verdict%s deviate%s from the baseline", dev, dev == 1 ? "" : "s",
+                 dev == 1 ? "s" : "");
+    else if (st == PCF_EXIT_NONCONFORMANT)
+        snprintf(buf, n, "non-conformant");
+    else if (pcf_run_unusable(rs, buf, n))
+        snprintf(buf, n, "the run is incomplete, no verdict on its target"); /* why: the verdict's */
+    else
+        snprintf(buf, n, "harness errors (ERROR)");
+}

@@ -106,6 +106,15 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
     fprintf(f, "{\n  \"tool\": \"pmi2-conform\",\n  \"version\": \"%s\",\n  \"target\": ",
             PCF_TOOL_VERSION);
     pcf_json_cstr(f, rs->target);
+    fprintf(f, ",\n  \"command_line\": ");
+    pcf_json_cstr(f, o->cmdline);
+    fprintf(f, ",\n  \"date\": ");
+    pcf_json_cstr(f, pcf_run_date(rs));
+    char why[600];
+    fprintf(f, ",\n  \"verdict\": ");
+    pcf_json_cstr(f, pcf_run_verdict(rs, o, why, sizeof why));
+    fprintf(f, ",\n  \"verdict_why\": ");
+    pcf_json_cstr(f, why);
     fprintf(f, ",\n  \"strict\": %s,\n  \"seconds\": %.3f,\n  \"summary\": ",
             o->strict ? "true" : "false", rs->seconds);
     pcf_json_cstr(f, line);
