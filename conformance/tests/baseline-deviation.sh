@@ -1,7 +1,7 @@
 #!/bin/sh
 # A baseline written from a clean run lists every case, so a PASS that
 # becomes NON-STRICT is a deviation: named old -> new in the console (also
-# with -q), in index.json and in JUnit; and an all-green run of the strict
+# with -q), in index.json, JUnit and HTML; and an all-green run of the strict
 # persona prints at most 60 lines.
 #   baseline-deviation.sh PMI2_CONFORM PMI_MOCKSERVER OUTDIR
 set -u
@@ -15,7 +15,8 @@ grep -q '"pmi1/maxes/rc": { "verdict": "PASS" }' "$out/b.json" || no "PASS not r
 # the mutant drops rc from maxes: RC-2, a SHOULD, so NON-STRICT
 for q in "" -q; do
     "$conform" server $q --launch "$mock -n {n} --mutant v1-maxes-no-rc --timeout 60 --" \
-        --baseline "$out/b.json" --json "$out/j$q" --junit "$out/j$q.xml" pmi1/maxes \
+        --baseline "$out/b.json" --json "$out/j$q" --junit "$out/j$q.xml" \
+        --html "$out/j$q.html" pmi1/maxes \
         >"$out/console$q.txt" 2>&1
     st=$?
     [ "$st" -eq 1 ] || no "exit $st with ${q:-no option}, expected 1"
@@ -28,6 +29,7 @@ grep -q '"pmi1/maxes/rc": { "verdict": "NON-STRICT".*"deviation": true, "baselin
     "$out/j/index.json" || no "index.json lacks old -> new"
 grep -q '<failure type="NON-STRICT" message="\[baseline: PASS -&gt; NON-STRICT\]' "$out/j.xml" ||
     no "JUnit lacks old -> new"
+grep -q 'baseline: PASS &rarr; NON-STRICT' "$out/j.html" || no "HTML lacks old -> new"
 # all green, default console: a line per section, not per case
 "$conform" server --launch "$mock -n {n} --timeout 60 --" >"$out/green.txt" 2>/dev/null ||
     no "the strict persona's run failed"
