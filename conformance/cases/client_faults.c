@@ -20,36 +20,7 @@ static const pcf_crun *run1(pcf_ctx *c, const char *persona, const char *scr, in
 
 static int rc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *rc)
 {
-    char b[100];
-    if (pcf_crc(r, rank, call, rc))
-        return 0;
-    if (pcf_clacks(c, r, call))
-        return -1;
-    long irc;
-    const char *init = strncmp(call, "PMI2_", 5) == 0 ? "PMI2_Init" : "PMI_Init";
-    if (strcmp(call, init) != 0 && pcf_crc(r, rank, init, &irc) && irc != 0) {
-        /* the call was never made: the program stopped after a failed init */
-        pcf_observe(c, "init-failed", "rank %d: %s rc=%ld under %s, so %s was never called",
-                    rank, init, irc, r->persona, call);
-        return -1;
-    }
-    if (r->timed_out)
-        pcf_observe(c, "hang", "rank %d: %s had not returned at the deadline", rank, call);
-    else
-        pcf_observe(c, "no-report", "rank %d: no result of %s (%s; stderr: %.200s)", rank, call,
-                    pcf_cstatus(r, rank, b, sizeof b), r->ranks[rank].err);
-    return -1;
-}
-
-static bool hex_is(const pcf_crun *r, int rank, const char *call, const char *want)
-{
-    char hx[2200], w[2200];
-    size_t j = 0;
-    pcf_cfield(r, rank, call, "x", hx, sizeof hx);
-    for (const char *p = want; *p && j + 3 < sizeof w; p++)
-        j += (size_t)snprintf(w + j, sizeof w - j, "%02x", (unsigned char)*p);
-    w[j] = 0;
-    return strcmp(hx, w) == 0;
+    return pcf_crc_of(c, r, rank, call, rc, "hang");
 }
 
 /* The program (any program) ended on its own, every rank exit 0. */
@@ -259,7 +230,7 @@ static void run_get_delay(pcf_ctx *c)
         pcf_observe(c, "harness-error", "no kvs-get of the key pcf-k0 was delayed");
         return;
     }
-    if (rc == 0 && hex_is(r, 0, "PMI2_KVS_Get", "v0"))
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "v0"))
         pcf_observe(c, "ok", "PMI2_KVS_Get waited 800 ms and returned the value");
     else
         pcf_observe(c, "gave-up", "rc=%ld on a response 800 ms late", rc);
@@ -273,7 +244,7 @@ static void run_get_split(pcf_ctx *c)
     long rc;
     if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
         return;
-    if (rc == 0 && hex_is(r, 0, "PMI2_KVS_Get", "v0"))
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "v0"))
         pcf_observe(c, "ok", "the value arrived in two pieces and was read whole");
     else
         pcf_observe(c, "wrong", "rc=%ld on a response split after 30 bytes", rc);
@@ -315,7 +286,7 @@ static void run_unsolicited_name(pcf_ctx *c)
     long rc;
     if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
         return;
-    if (rc == 0 && !hex_is(r, 0, "PMI2_KVS_Get", "v0"))
+    if (rc == 0 && !pcf_chex_is(r, 0, "PMI2_KVS_Get", "v0"))
         pcf_observe(c, "misread", "PMI2_KVS_Get returned something other than the value");
     else if (rc == 0)
         pcf_observe(c, "ignored", "the unexpected job-getid-response was skipped; the get "
@@ -342,7 +313,7 @@ static void run_unknown_thrid(pcf_ctx *c)
     long rc;
     if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
         return;
-    if (rc == 0 && hex_is(r, 0, "PMI2_KVS_Get", "forged"))
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "forged"))
         pcf_observe(c, "used", "the value of a response with an unknown thrid was used");
     else
         grade_no_hang(c, r, "a response with an unknown thrid before the real one");
@@ -387,7 +358,7 @@ static void grade_threads(pcf_ctx *c, const pcf_crun *r, const char *what)
         snprintf(want, sizeof want, "tv%d", i);
         if (rc_of(c, r, 0, call, &rc))
             return;
-        if (rc != 0 || !hex_is(r, 0, call, want)) {
+        if (rc != 0 || !pcf_chex_is(r, 0, call, want)) {
             pcf_observe(c, "mismatched", "%s: thread %d got rc=%ld and not its value", what, i,
                         rc);
             return;
@@ -454,7 +425,7 @@ static void grade_persona(pcf_ctx *c, const char *persona)
         snprintf(want, sizeof want, "v%d", (k + 1) % r->np);
         if (rc_of(c, r, k, "PMI2_KVS_Get", &rc))
             return;
-        if (rc != 0 || !hex_is(r, k, "PMI2_KVS_Get", want)) {
+        if (rc != 0 || !pcf_chex_is(r, k, "PMI2_KVS_Get", want)) {
             pcf_observe(c, "get-failed", "rank %d: PMI2_KVS_Get rc=%ld under %s", k, rc, persona);
             return;
         }
@@ -494,7 +465,7 @@ static void run_port_key(pcf_ctx *c)
     long rc;
     if (!r || rc_of(c, r, 0, "PMI2_Nameserv_lookup", &rc))
         return;
-    if (rc == 0 && hex_is(r, 0, "PMI2_Nameserv_lookup", "port-0"))
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_Nameserv_lookup", "port-0"))
         pcf_observe(c, "ok", "the port read from port= (Hydra)");
     else
         pcf_observe(c, "missed", "lookup rc=%ld with the port in port=", rc);
@@ -591,7 +562,7 @@ static void run_v1_roundtrip(pcf_ctx *c)
         snprintf(want, sizeof want, "v%d", (k + 1) % r->np);
         if (rc_of(c, r, k, "PMI_KVS_Get", &rc))
             return;
-        if (rc != 0 || !hex_is(r, k, "PMI_KVS_Get", want)) {
+        if (rc != 0 || !pcf_chex_is(r, k, "PMI_KVS_Get", want)) {
             pcf_observe(c, "wrong-value", "rank %d: PMI_KVS_Get rc=%ld", k, rc);
             return;
         }
@@ -605,7 +576,7 @@ static void run_v1_lookup(pcf_ctx *c)
     long rc;
     if (!r || rc_of(c, r, 0, "PMI_Lookup_name", &rc))
         return;
-    if (rc == 0 && hex_is(r, 0, "PMI_Lookup_name", "port-0"))
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI_Lookup_name", "port-0"))
         pcf_observe(c, "ok", "published port found");
     else
         pcf_observe(c, "wrong", "PMI_Lookup_name rc=%ld", rc);
@@ -698,7 +669,7 @@ static const pcf_ccase cases[] = {
          "barrier_in without group", run_v1_group),
     CASE("client/pmi1/kvsname", "V1CMD-10", PCF_V1, "kvsname in put and get",
          "every put and get names its own kvsname", run_v1_kvsname),
-    CASE("client/pmi1/get", "V1CMD-12", V1D, "PMI_KVS_Put, PMI_Barrier, PMI_KVS_Get",
+    CASE("client/pmi1/get", "V1CMD-29", V1D, "PMI_KVS_Put, PMI_Barrier, PMI_KVS_Get",
          "the peer's value", run_v1_roundtrip),
     CASE("client/pmi1/get-error", "RC-9", V1D, "get_result rc=1",
          "PMI_KVS_Get fails, the program goes on", run_v1_get_error),

@@ -421,7 +421,7 @@ static char **rank_env(pms_job *j, const pcf_crun *r, int rank, int fd)
             env[k++] = environ[i];
     }
     char *own[5] = { 0 };
-    if (asprintf(&own[0], "PMI_FD=%d", fd) < 0 || asprintf(&own[1], "PMI_RANK=%d", rank) < 0 ||
+    if (asprintf(&own[0], "PMI_FD=%d%s", fd, r->spec.fd_junk ? r->spec.fd_junk : "") < 0 || asprintf(&own[1], "PMI_RANK=%d", rank) < 0 ||
         asprintf(&own[2], "PMI_SIZE=%d", r->np) < 0 ||
         asprintf(&own[3], "PMI_JOBID=%s", pms_job_id(j)) < 0 ||
         asprintf(&own[4], "PCF_DRIVER_SCRIPT=%s", r->spec.script ? r->spec.script : "all") < 0) {
@@ -478,6 +478,15 @@ static pid_t start_rank(live *L, pms_server *s, pms_job *j, pcf_crun *r, int ran
     if (pid == 0) {
         /* other runs' threads may hold locks: nothing here but system calls */
         setpgid(0, 0);
+        /* the program gets what a launcher gives: default dispositions (our
+         * SIGPIPE is ignored) and no blocked signal (ERR-20: a client that
+         * dies of SIGPIPE must be seen to die) */
+        struct sigaction dfl = { .sa_handler = SIG_DFL };
+        for (int sig = 1; sig < NSIG; sig++)
+            sigaction(sig, &dfl, NULL); /* EINVAL for SIGKILL, SIGSTOP: harmless */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         dup2(op[1], 1);
         dup2(ep[1], 2);
         int keep = fcntl(fd, F_GETFD);
@@ -525,6 +534,12 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
     pms_config_default(&cfg);
     cfg.persona = r->persona;
     cfg.finalize_linger = r->spec.linger;
+    if (r->spec.nodes > 0)
+        cfg.nodes = r->spec.nodes;
+    if (r->spec.cyclic)
+        cfg.mapping = PMS_MAP_CYCLIC;
+    if (r->spec.max_val)
+        cfg.limits.max_val = r->spec.max_val;
     cfg.log = fopen("/dev/null", "we");
     pms_server *s = pms_server_new(&cfg);
     if (!s) {
@@ -640,9 +655,15 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
     pms_server_free(s);
     fclose(cfg.log);
     free(L.conn_ids);
-    for (int i = 0; i < r->np; i++)
-        if (r->ranks[i].out && strstr(r->ranks[i].out, "pcf-driver "))
-            r->driver = true;
+    for (int i = 0; i < r->np; i++) {
+        const char *d = r->ranks[i].out ? strstr(r->ranks[i].out, "pcf-driver ") : NULL;
+        if (!d)
+            continue;
+        r->driver = true;
+        const char *a = strstr(d, " api=pmi");
+        if (a && a < d + strcspn(d, "\n"))
+            r->driver_api = atoi(a + 8);
+    }
     r->usec = pws_now_usec() - t0;
 }
 
@@ -674,7 +695,9 @@ static pthread_cond_t pool_cv = PTHREAD_COND_INITIALIZER;
 static bool same_spec(const pcf_cspec *a, const pcf_cspec *b)
 {
     if (a->np != b->np || a->nfaults != b->nfaults || a->abort_ignored != b->abort_ignored ||
-        a->linger != b->linger || strcmp(a->persona, b->persona) ||
+        a->linger != b->linger || a->nodes != b->nodes || a->cyclic != b->cyclic ||
+        a->max_val != b->max_val || strcmp(a->fd_junk ? a->fd_junk : "", b->fd_junk ? b->fd_junk : "") ||
+        strcmp(a->persona, b->persona) ||
         strcmp(a->script, b->script))
         return false;
     for (int i = 0; i < a->nfaults; i++) {
@@ -1019,6 +1042,88 @@ bool pcf_cended(const pcf_crun *r, int rank)
            WEXITSTATUS(k->status) == 0;
 }
 
+int pcf_crc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *rc,
+               const char *hang)
+{
+    char b[100];
+    if (pcf_crc(r, rank, call, rc))
+        return 0;
+    if (pcf_clacks(c, r, call) || pcf_cinit_failed(c, r, rank, call))
+        return -1;
+    if (r->timed_out)
+        pcf_observe(c, hang, "rank %d: %s had not returned at the deadline", rank, call);
+    else
+        pcf_observe(c, "no-report", "rank %d: no result of %s (%s; stderr: %.200s)", rank, call,
+                    pcf_cstatus(r, rank, b, sizeof b), r->ranks[rank].err);
+    return -1;
+}
+
+bool pcf_chex_is(const pcf_crun *r, int rank, const char *call, const char *want)
+{
+    char hx[2200], w[2200];
+    size_t j = 0;
+    pcf_cfield(r, rank, call, "x", hx, sizeof hx);
+    for (const char *p = want; *p && j + 3 < sizeof w; p++)
+        j += (size_t)snprintf(w + j, sizeof w - j, "%02x", (unsigned char)*p);
+    w[j] = 0;
+    return strcmp(hx, w) == 0;
+}
+
+/* The versions rank asked for in its init line (-1 when unknown). */
+static void asked_version(const pcf_crun *r, int rank, long long *v, long long *sv)
+{
+    *v = *sv = -1;
+    const pcf_creq *q = pcf_creq_find(r, rank, "init", 1);
+    pmc_msg m;
+    pmc_error err;
+    pmc_decoder *d = NULL;
+    if (!q)
+        return;
+    /* a private decoder: this may run while a case's scratch message is live */
+    pmc_decoder_opts o;
+    pmc_decoder_opts_default(&o);
+    if (!(d = pmc_decoder_new(&o)))
+        return;
+    pmc_decoder_feed(d, q->raw, q->len);
+    if (pmc_decoder_next(d, &m, &err) == PMC_MSG) {
+        pmc_msg_get_int(&m, "pmi_version", v);
+        pmc_msg_get_int(&m, "pmi_subversion", sv);
+    }
+    pmc_decoder_free(d);
+}
+
+bool pcf_cinit_failed(pcf_ctx *c, const pcf_crun *r, int rank, const char *call)
+{
+    long irc;
+    const char *init = strncmp(call, "PMI2_", 5) == 0 ? "PMI2_Init" : "PMI_Init";
+    if (strcmp(call, init) == 0 || !pcf_crc(r, rank, init, &irc) || irc == 0)
+        return false;
+    long long v, sv;
+    asked_version(r, rank, &v, &sv);
+    char hint[300] = "";
+    /* stopped right after response_to_init, having asked for 1.1 */
+    if (v == 1 && sv == 1 && pcf_creq_count(r, rank, NULL) == 1 &&
+        strcmp(r->persona, "hydra-4.0") != 0)
+        snprintf(hint, sizeof hint, "; the program asked for PMI 1.1 and the %s server answered "
+                 "its own subversion (INIT-7), which a client must accept, using 1.1 (INIT-9): "
+                 "--persona hydra-4.0 answers 1.1 and grades the rest", r->persona);
+    pcf_observe(c, "init-failed", "rank %d: %s rc=%ld under %s, so %s was never called%s", rank,
+                init, irc, r->persona, call, hint);
+    if (c->cur && !pcf_outcome_find(c->cur, "init-failed") &&
+        strcmp(c->obs.outcome, "init-failed") == 0) {
+        /* the failure is the init call's, not the clause of the call never made */
+        const char *cl = init[3] != '2'                  ? "INIT-9"
+                         : strcmp(r->persona, "strict") ? "FULLINIT-8"
+                                                          : "FULLINIT-9";
+        const pcf_clause *k = pcf_clause_get(cl);
+        snprintf(c->obs.clause, sizeof c->obs.clause, "%s", cl);
+        c->obs.verdict = !k || k->level == PCF_L_MUST ? PCF_FAIL
+                         : c->o && c->o->strict     ? PCF_FAIL
+                                                    : PCF_NON_STRICT;
+    }
+    return true;
+}
+
 const char *pcf_cstatus(const pcf_crun *r, int rank, char *buf, size_t n)
 {
     const pcf_crank *k = &r->ranks[rank];
@@ -1042,6 +1147,7 @@ typedef struct refinfo {
     bool ran;
     int proto;
     bool driver;
+    int driver_api;
 } refinfo;
 
 /* Why case c is not run against this program (NULL: it is). */
@@ -1057,7 +1163,33 @@ static const char *skip_reason(const pcf_case *c, const refinfo *ref)
         return "the program sent no init line: its protocol is unknown";
     if ((c->flags & PCF_CDRIVER) && !ref->driver)
         return "needs a driver's report lines (pmi2-driver / pmi1-driver)";
+    /* a PMI-2 API over the PMI-1 wire (Flux's libpmi2) speaks PMI-1 but
+     * reports PMI2_* calls: the PMI-1 API's cases have nothing to read */
+    if ((c->flags & PCF_CDRIVER) && ref->driver_api == 2 && !(c->flags & PCF_V2))
+        return "a case of the PMI-1 API (pmi1-driver's PMI_* report lines); the program "
+               "is a PMI-2 API driver and does not call PMI-1";
+    if ((c->flags & PCF_CDRIVER) && ref->driver_api == 1 && !(c->flags & PCF_V1))
+        return "a case of the PMI-2 API (pmi2-driver's PMI2_* report lines); the program "
+               "is a PMI-1 API driver and does not call PMI-2";
     return NULL;
+}
+
+/* A program whose every rank stopped after response_to_init fails every
+ * case: say why once, before the report. */
+static void stopped_after_init(const pcf_crun *r, const char *prog)
+{
+    for (int k = 0; k < r->np; k++)
+        if (pcf_creq_count(r, k, NULL) != 1 || !pcf_creq_find(r, k, "init", 1))
+            return;
+    long long v, sv;
+    asked_version(r, 0, &v, &sv);
+    fprintf(stderr, "pmi2-conform: %s stopped after response_to_init: it asked for PMI %lld.%lld "
+            "and the %s server answered %s", prog, v, sv, r->persona,
+            v == 1 ? "1.2 (INIT-7: its highest 1.x)" : "as SPEC.md says");
+    if (v == 1 && sv == 1)
+        fprintf(stderr, "; a 1.1-only library must still accept it (INIT-9); --persona "
+                "hydra-4.0 answers 1.1 and grades the rest");
+    fprintf(stderr, "\n");
 }
 
 /* The dry pass: every runnable case's first run, queued for the pool. */
@@ -1114,7 +1246,9 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
         return PCF_EXIT_USAGE;
     }
     refinfo ri = { .ran = ref != NULL, .proto = ref ? ref->proto : 0,
-                   .driver = ref && ref->driver };
+                   .driver = ref && ref->driver, .driver_api = ref ? ref->driver_api : 0 };
+    if (ref)
+        stopped_after_init(ref, app[0]);
     if (ref && o->repeat == 1) { /* --repeat wants fresh runs, one after the other */
         learn_runs(o, all, n, &ri);
         pool_start(o);

@@ -46,6 +46,10 @@ typedef struct pcf_cspec {
     int nfaults;
     bool abort_ignored;             /* abort does not kill the job (ABORT-8: who waits?) */
     bool linger;                    /* the server reads on after finalize (FINALIZE-2) */
+    const char *fd_junk;            /* appended to PMI_FD ("3abc": ENV-8) */
+    int nodes;                      /* simulated nodes (1) */
+    bool cyclic;                    /* ranks dealt over the nodes round robin (else block) */
+    size_t max_val;                 /* the server's value limit, announced as vallen_max */
 } pcf_cspec;
 
 /* One request the client sent, as the server decoded it. */
@@ -93,6 +97,7 @@ typedef struct pcf_crun {
     bool timed_out;
     bool aborted;        /* a rank sent abort: the job was killed, as a launcher does */
     bool driver;         /* printed "pcf-driver" */
+    int driver_api;      /* its "api=pmiN": 1 (pmi.h) or 2 (pmi2.h); 0 unknown */
     int proto;           /* 1 or 2: the init line's pmi_version; 0 unknown */
     char jobid[96];      /* the mock server's job id (PMI_JOBID, kvsname) */
     int fired[PCF_CMAX_FAULTS];
@@ -126,6 +131,19 @@ bool pcf_cabsent(const pcf_crun *r, int rank, const char *call);
  * or "PMI2_KVS_Get:missing": the report's name) and return true.  A case
  * whose outcome is "absent" is UNSUPPORTED unless its table says otherwise. */
 bool pcf_clacks(pcf_ctx *c, const pcf_crun *r, const char *call);
+/* `call` has no report on `rank` because the program's init call failed:
+ * observe "init-failed" under the init clause (INIT-9 for PMI-1, FULLINIT-9
+ * or, under a dialect persona, FULLINIT-8 for PMI-2; a case's own
+ * "init-failed" outcome wins), with a hint when the program asked for PMI
+ * 1.1 only, and return true. */
+bool pcf_cinit_failed(pcf_ctx *c, const pcf_crun *r, int rank, const char *call);
+/* The call's rc on `rank`: 0, or -1 after observing why there is none (the
+ * library lacks it, init failed, `hang` when the run timed out, else
+ * "no-report" with the rank's status and stderr). */
+int pcf_crc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *rc,
+               const char *hang);
+/* The call's x=<hex> field is the hex of `want`. */
+bool pcf_chex_is(const pcf_crun *r, int rank, const char *call, const char *want);
 /* "exit 0", "signal 9", "still running" */
 const char *pcf_cstatus(const pcf_crun *r, int rank, char *buf, size_t n);
 

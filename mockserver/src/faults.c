@@ -298,6 +298,10 @@ bool pms_fault_request(pms_conn *c, const pmc_msg *m)
             answer_error(c, m, x);
             return true;
         case PMS_FAULT_DROP:
+            if (x->f.after) { /* served and answered, then closed (closing flushes first) */
+                c->closing = true;
+                break;
+            }
             pms_conn_close(c, "fault: connection dropped");
             return true;
         case PMS_FAULT_KILL:

@@ -176,7 +176,9 @@ void pms_set_observer(pms_server *s, const pms_observer *o); /* NULL: none */
  *   REORDER      hold the response until the next response on the same
  *                connection has been written (for thrid-tagged concurrent
  *                requests), or for at most delay_ms (2000 when 0).
- *   DROP         close the connection instead of answering.
+ *   DROP         close the connection instead of answering (with `after`:
+ *                answer, then close, so the client learns it only when it
+ *                next writes or reads).
  *   KILL         do not answer: kill the rank's process with signo (SIGKILL
  *                when 0) through the killer (pms_set_killer); without one,
  *                close the connection.
@@ -208,7 +210,7 @@ typedef struct pms_fault {
     const char *errmsg;   /* ERROR, FAIL_FENCE; NULL: "injected error" / "fence failed" */
     const void *data;     /* UNSOLICITED: the bytes */
     size_t len;
-    bool after;           /* UNSOLICITED: after the response */
+    bool after;           /* UNSOLICITED: after the response; DROP: close after it */
     int signo;            /* KILL */
     /* Optional finer selection (scripts: a request pattern, per-connection
      * occurrences): called for requests that cmd and rank selected; the
