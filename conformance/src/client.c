@@ -536,8 +536,10 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
     cfg.finalize_linger = r->spec.linger;
     if (r->spec.nodes > 0)
         cfg.nodes = r->spec.nodes;
-    if (r->spec.cyclic)
+    if (r->spec.cyclic) { /* dealt round robin, written as Hydra does: wrapped */
         cfg.mapping = PMS_MAP_CYCLIC;
+        cfg.wrap_mapping = true;
+    }
     if (r->spec.max_val)
         cfg.limits.max_val = r->spec.max_val;
     cfg.log = fopen("/dev/null", "we");

@@ -32,6 +32,9 @@ typedef struct pms_config {
     const char *persona;      /* "strict" (SPEC.md), "hydra-4.0", "hydra-4.1", "slurm" */
     int nodes;                /* simulated nodes (1) */
     pms_mapping mapping;      /* how ranks map to nodes */
+    bool wrap_mapping;        /* PMI_process_mapping as its shortest block list that,
+                               * applied again and again, places every rank
+                               * ((vector,(0,2,1)) for 3 ranks dealt over 2 nodes) */
     int universe_size;        /* reported universe size; 0 = the job size */
     int appnum;               /* reported appnum (0) */
     const char *secret;       /* shared secret for the auth challenge; NULL = off */
