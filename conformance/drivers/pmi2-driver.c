@@ -41,11 +41,15 @@
  * The driver builds unchanged against this project's pmi2.h, MPICH's
  * (src/pmi/include/pmi2.h, 4.x and 5.x) and Slurm's (slurm/pmi2.h):
  *
- *  - Slurm's header (an MPICH 1.x descendant) has no PMI2_keyval_t: the info
- *    and preput vectors of PMI2_Job_Spawn are struct MPID_Info.  It is told
- *    by the macros only it defines (PMI2U_Info, PMII_COMMANDLEN_SIZE);
- *    -DPCF_PMI2_MPID_INFO=0 or 1 overrides.  (The name service's info
- *    argument is always NULL here, whatever its type.)
+ *  - Slurm's header (an MPICH 1.x descendant), and any header of its ABI,
+ *    has no PMI2_keyval_t: the info and preput vectors of PMI2_Job_Spawn
+ *    are struct MPID_Info.  C cannot ask whether a type exists, so the
+ *    build asks the header: drivers.mk and CMake try to compile
+ *    "#include <pmi2.h> / PMI2_keyval_t x;" and pass -DPCF_PMI2_MPID_INFO=0
+ *    when it compiles, 1 when not (no library's own macros are trusted).
+ *    Built by hand without that probe, the driver assumes PMI2_keyval_t.
+ *    (The name service's info argument is always NULL here, whatever its
+ *    type.)
  *  - MPICH's preput vector is an array of PMI2_keyval_t, this project's an
  *    array of pointers to them: PMI2_Job_Spawn's own type decides (_Generic).
  *  - Every call but PMI2_Init is referenced weakly: one the library lacks
@@ -55,11 +59,7 @@
  *    a static library that splits the API over several objects needs
  *    -Wl,--whole-archive. */
 #ifndef PCF_PMI2_MPID_INFO
-#if defined(PMI2U_Info) || defined(PMII_COMMANDLEN_SIZE)
-#define PCF_PMI2_MPID_INFO 1
-#else
 #define PCF_PMI2_MPID_INFO 0
-#endif
 #endif
 
 int PMI2_Job_GetRank(int *rank);

@@ -74,3 +74,13 @@ pmc_add_test(NAME conformance.client.mutant.caught
         sh $<TARGET_FILE:pcf-mutant-client> $<TARGET_FILE:pmi2-conform> $<TARGET_FILE:pmi2-driver>
         "${CMAKE_CURRENT_BINARY_DIR}/mutant-caught.out"
     LABELS integration TIMEOUT 120)
+
+# drivers.mk tells pmi2.h's ABI from the header itself: a third header with
+# Slurm's ABI and none of its macros (tests/abi/pmi2.h) compiles the driver
+# unchanged as struct MPID_Info, this project's as PMI2_keyval_t.  (CMake's
+# own probe is proved by the target pmi2-driver-abi-probe.)
+pmc_add_test(NAME conformance.client.driver-abi-make
+    COMMAND sh "${CMAKE_CURRENT_SOURCE_DIR}/driver-abi.sh" "${CMAKE_CURRENT_BINARY_DIR}/driver-abi"
+        "${CMAKE_CURRENT_SOURCE_DIR}/../drivers/drivers.mk" "${CMAKE_C_COMPILER}"
+        "${CMAKE_CURRENT_SOURCE_DIR}/abi" "${PROJECT_SOURCE_DIR}/client/include"
+    LABELS unit TIMEOUT 120)
