@@ -3,6 +3,7 @@
  * connection, each persona's dialect, concurrent threads, PMI-1 calls. */
 #include "client.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,9 @@ static void grade_no_hang(pcf_ctx *c, const pcf_crun *r, const char *what)
     for (int k = 0; k < r->np; k++)
         if (WIFSIGNALED(r->ranks[k].status) && WTERMSIG(r->ranks[k].status) != 9 &&
             WTERMSIG(r->ranks[k].status) != 15) {
-            pcf_observe(c, "crashed", "%s: rank %d %s", what, k, pcf_cstatus(r, k, b, sizeof b));
+            /* death by SIGPIPE: a write to the closed connection (ERR-20) */
+            pcf_observe(c, WTERMSIG(r->ranks[k].status) == SIGPIPE ? "sigpipe" : "crashed",
+                        "%s: rank %d %s", what, k, pcf_cstatus(r, k, b, sizeof b));
             return;
         }
     pcf_observe(c, "ok", "%s: the program ended by itself (rank 0 %s)", what,
@@ -590,6 +593,7 @@ static void run_v1_lookup(pcf_ctx *c)
 #define V2D (PCF_V2 | PCF_CDRIVER)
 #define V1D (PCF_V1 | PCF_CDRIVER)
 #define HANG { "hang", PCF_FAIL, "ERR-13", "the client waited for ever" }
+#define SIGPIPED { "sigpipe", PCF_FAIL, "ERR-20", "the process died writing to the closed connection" }
 
 static const pcf_ccase cases[] = {
     CASE("client/fault/delay", "CONN-1", ANY, "a response 700 ms late",
@@ -603,9 +607,9 @@ static const pcf_ccase cases[] = {
     CASE("client/fault/split-bytes", "CONN-1", ANY, "responses split after 1 and 20 bytes",
          "the client reads the stream, not single reads", run_split_bytes, HANG),
     CASE("client/fault/drop", "ERR-13", ANY, "the connection closes instead of a response",
-         "the program ends (an error), it does not hang", run_drop),
+         "the program ends (an error), it does not hang", run_drop, SIGPIPED),
     CASE("client/fault/drop-init", "ERR-13", ANY, "the connection closes after the init line",
-         "the program ends, it does not hang", run_drop_init),
+         "the program ends, it does not hang", run_drop_init, SIGPIPED),
     CASE("client/fault/init-refused", "INIT-9", ANY, "response_to_init with rc=1",
          "the client does not go on with the connection", run_init_refused,
          { "hang", PCF_FAIL, "ERR-13", "the client neither went on nor ended" }),
@@ -632,7 +636,7 @@ static const pcf_ccase cases[] = {
          "the waiting call fails; no crash, no hang", run_garbage,
          { "crashed", PCF_FAIL, "ERR-12", "the process died on the server's bytes" }),
     CASE("client/fault/drop-during-get", "ERR-13", V2D, "the connection closes during a get",
-         "PMI2_KVS_Get fails; the program does not hang", run_drop_get),
+         "PMI2_KVS_Get fails; the program does not hang", run_drop_get, SIGPIPED),
     CASE("client/thrid/concurrent", "THRID-8", V2D, "gets from 4 threads",
          "every thread gets its own value", run_threads),
     CASE("client/thrid/tagged", "THRID-9", V2D, "overlapping requests are tagged",

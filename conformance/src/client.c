@@ -1133,9 +1133,13 @@ const char *pcf_cstatus(const pcf_crun *r, int rank, char *buf, size_t n)
         snprintf(buf, n, "still running at the deadline");
     else if (WIFEXITED(k->status))
         snprintf(buf, n, "exit %d", WEXITSTATUS(k->status));
-    else if (WIFSIGNALED(k->status))
-        snprintf(buf, n, "signal %d%s", WTERMSIG(k->status),
-                 r->timed_out ? " (killed at the deadline)" : "");
+    else if (WIFSIGNALED(k->status)) {
+        const char *abbrev = sigabbrev_np(WTERMSIG(k->status)); /* "PIPE" */
+        snprintf(buf, n, "signal %d%s%s%s", WTERMSIG(k->status), abbrev ? " (SIG" : "",
+                 abbrev ? abbrev : "", abbrev ? ")" : "");
+        if (r->timed_out)
+            snprintf(buf + strlen(buf), n - strlen(buf), " (killed at the deadline)");
+    }
     else
         snprintf(buf, n, "status %d", k->status);
     return buf;
