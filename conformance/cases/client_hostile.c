@@ -32,6 +32,35 @@ static bool crashed(const pcf_crun *r, int k)
     return WIFSIGNALED(r->ranks[k].status) && WTERMSIG(r->ranks[k].status) != SIGKILL;
 }
 
+/* ---------------------------------------------------------------- INIT-9 */
+
+static void run_subversion(pcf_ctx *c)
+{
+    /* the strict server answers a 1.x init with 1.2, its highest (INIT-7) */
+    const pcf_crun *r = pcf_client_run(c, &(pcf_cspec){ .persona = "strict" });
+    if (!r)
+        return;
+    char names[200];
+    for (int k = 0; k < r->np; k++) {
+        long long v, sv;
+        pcf_creq_init_version(r, k, &v, &sv);
+        if (v != 1 || sv >= 2) {
+            pcf_observe(c, "ok", "the program asked for PMI %lld.%lld: no higher subversion to "
+                        "accept", v, sv);
+            return;
+        }
+        if (pcf_creq_count(r, k, NULL) <= 1) {
+            pcf_observe(c, "stopped", "rank %d asked for PMI 1.%lld, was answered "
+                        "pmi_subversion=2 (INIT-7), and stopped (%s; stderr: %.200s): a "
+                        "1.%lld-only library must accept that answer and use 1.%lld", k, sv,
+                        pcf_creq_names(r, k, names, sizeof names), r->ranks[k].err, sv, sv);
+            return;
+        }
+    }
+    pcf_observe(c, "ok", "asked for PMI 1.1, answered 1.2, and went on (%s)",
+                pcf_creq_names(r, 0, names, sizeof names));
+}
+
 /* ---------------------------------------------------------------- V1-9 */
 
 static void run_value_unrepresentable(pcf_ctx *c)
@@ -195,6 +224,8 @@ static void run_abort_null(pcf_ctx *c)
         return;
     char b[100], s[300];
     const pcf_creq *q = pcf_creq_find(r, 0, "abort", 1);
+    if (!q && !crashed(r, 0) && pcf_cinit_failed(c, r, 0, call))
+        return; /* never called */
     if (!q) {
         pcf_observe(c, crashed(r, 0) ? "crashed" : "not-sent", "%s(1, NULL) sent no abort "
                     "(%s; stderr: %.200s)", call, pcf_cstatus(r, 0, b, sizeof b),
@@ -386,6 +417,8 @@ static void run_closed_write(pcf_ctx *c)
 #define NOREQ { "no-request", PCF_UNSUPPORTED, NULL, "the program never sends what the case needs" }
 
 static const pcf_ccase cases[] = {
+    CASE("client/init/subversion", "INIT-9", PCF_V1, "PMI 1.1 asked, 1.2 answered (strict server)",
+         "the client goes on with 1.1", run_subversion),
     CASE("client/pmi1/value-unrepresentable", "V1-9", V1D,
          "PMI_KVS_Put of a value with a space, and with an LF before a command",
          "neither sent as it is (refused or encoded); the next put/barrier/get works",

@@ -1072,7 +1072,7 @@ bool pcf_chex_is(const pcf_crun *r, int rank, const char *call, const char *want
 }
 
 /* The versions rank asked for in its init line (-1 when unknown). */
-static void asked_version(const pcf_crun *r, int rank, long long *v, long long *sv)
+void pcf_creq_init_version(const pcf_crun *r, int rank, long long *v, long long *sv)
 {
     *v = *sv = -1;
     const pcf_creq *q = pcf_creq_find(r, rank, "init", 1);
@@ -1101,7 +1101,7 @@ bool pcf_cinit_failed(pcf_ctx *c, const pcf_crun *r, int rank, const char *call)
     if (strcmp(call, init) == 0 || !pcf_crc(r, rank, init, &irc) || irc == 0)
         return false;
     long long v, sv;
-    asked_version(r, rank, &v, &sv);
+    pcf_creq_init_version(r, rank, &v, &sv);
     char hint[300] = "";
     /* stopped right after response_to_init, having asked for 1.1 */
     if (v == 1 && sv == 1 && pcf_creq_count(r, rank, NULL) == 1 &&
@@ -1154,6 +1154,7 @@ typedef struct refinfo {
     int proto;
     bool driver;
     int driver_api;
+    const char *stopped; /* why every rank stopped after init (NULL: it went on) */
 } refinfo;
 
 /* Why case c is not run against this program (NULL: it is). */
@@ -1161,6 +1162,8 @@ static const char *skip_reason(const pcf_case *c, const refinfo *ref)
 {
     if (!ref->ran)
         return "the program could not be run";
+    if (ref->stopped && strncmp(c->id, "client/init/", 12) != 0)
+        return ref->stopped;
     if (ref->proto == 1 && !(c->flags & PCF_V1))
         return "a PMI-2 client case; the program speaks PMI-1";
     if (ref->proto == 2 && !(c->flags & PCF_V2))
@@ -1180,22 +1183,27 @@ static const char *skip_reason(const pcf_case *c, const refinfo *ref)
     return NULL;
 }
 
-/* A program whose every rank stopped after response_to_init fails every
- * case: say why once, before the report. */
-static void stopped_after_init(const pcf_crun *r, const char *prog)
+/* Every rank stopped after response_to_init (the server's answer to its
+ * init was a refusal, or one it would not take): every case but those of
+ * the init line would fail for that one reason.  Said once, on stderr and
+ * as their SKIPPED reason; client/init/subversion grades the cause. */
+static const char *stopped_after_init(const pcf_crun *r, const char *prog)
 {
+    static char why[400];
     for (int k = 0; k < r->np; k++)
         if (pcf_creq_count(r, k, NULL) != 1 || !pcf_creq_find(r, k, "init", 1))
-            return;
+            return NULL;
     long long v, sv;
-    asked_version(r, 0, &v, &sv);
-    fprintf(stderr, "pmi2-conform: %s stopped after response_to_init: it asked for PMI %lld.%lld "
-            "and the %s server answered %s", prog, v, sv, r->persona,
-            v == 1 ? "1.2 (INIT-7: its highest 1.x)" : "as SPEC.md says");
-    if (v == 1 && sv == 1)
-        fprintf(stderr, "; a 1.1-only library must still accept it (INIT-9); --persona "
-                "hydra-4.0 answers 1.1 and grades the rest");
-    fprintf(stderr, "\n");
+    pcf_creq_init_version(r, 0, &v, &sv);
+    snprintf(why, sizeof why, "the program stopped after response_to_init: it asked for PMI "
+             "%lld.%lld and the %s server answered %s%s", v, sv, r->persona,
+             v == 1 ? "1.2 (INIT-7: its highest 1.x)" : "as SPEC.md says",
+             v == 1 && sv == 1 ? "; a 1.1-only library must still accept it and use 1.1 "
+                                 "(INIT-9, client/init/subversion); --persona hydra-4.0 "
+                                 "answers 1.1 and grades the rest"
+                               : "");
+    fprintf(stderr, "pmi2-conform: %s: %s\n", prog, why);
+    return why;
 }
 
 /* The dry pass: every runnable case's first run, queued for the pool. */
@@ -1254,7 +1262,7 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
     refinfo ri = { .ran = ref != NULL, .proto = ref ? ref->proto : 0,
                    .driver = ref && ref->driver, .driver_api = ref ? ref->driver_api : 0 };
     if (ref)
-        stopped_after_init(ref, app[0]);
+        ri.stopped = stopped_after_init(ref, app[0]);
     if (ref && o->repeat == 1) { /* --repeat wants fresh runs, one after the other */
         learn_runs(o, all, n, &ri);
         pool_start(o);

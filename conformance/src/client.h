@@ -144,6 +144,8 @@ int pcf_crc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *
                const char *hang);
 /* The call's x=<hex> field is the hex of `want`. */
 bool pcf_chex_is(const pcf_crun *r, int rank, const char *call, const char *want);
+/* The pmi_version and pmi_subversion of rank's init line (-1: unknown). */
+void pcf_creq_init_version(const pcf_crun *r, int rank, long long *v, long long *sv);
 /* "exit 0", "signal 9", "still running" */
 const char *pcf_cstatus(const pcf_crun *r, int rank, char *buf, size_t n);
 

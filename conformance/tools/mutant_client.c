@@ -81,6 +81,7 @@ typedef enum {
     /* issue 21: what a real library got wrong */
     M_V1_NEWLINE_VALUE, M_V1_VALLEN_IGNORED, M_V1_NAME_PREFIX, M_V1_NO_RESYNC, M_ABORT_NULL_CRASH,
     M_ENV_FD_LENIENT, M_THRID_SHARED, M_NODEATTR_RC1_MISREAD, M_V1_CLIQUE_NO_WRAP, M_SIGPIPE,
+    M_V1_ONLY_11,
 } mid;
 
 typedef struct {
@@ -296,6 +297,8 @@ static const mutant mutants[] = {
       "info-getnodeattr-response rc!=0 without found read as found, empty" },
     { "v1-clique-no-wrap", "JOBATTR-11", "pmi1", M_V1_CLIQUE_NO_WRAP, REQ | RSP,
       "PMI_process_mapping blocks applied once: later ranks each on a node of their own" },
+    { "v1-only-1.1", "INIT-9", "pmi1", M_V1_ONLY_11, REQ | RSP,
+      "a 1.1-only library: response_to_init with another subversion taken as a refusal" },
     /* (libpmiclient's PMI-2 calls see the end of stream before they write:
      * a PMI-2 twin would never act) */
     { "v1-sigpipe", "ERR-20", "pmi1", M_SIGPIPE, 0,
@@ -1571,6 +1574,13 @@ static bool response_hook(const pmc_msg *m, xmsg *x)
         to_srv(fullinit_raw, fullinit_len);
         push_swallow("fullinit-response");
         return true;
+    case M_V1_ONLY_11: {
+        const char *sv = x_get(x, "pmi_subversion");
+        if (!v1 || strcmp(c, "response_to_init") || v1_subv_asked != 1 || !sv || atoi(sv) == 1)
+            return false;
+        x_set(x, "rc", "1", 1);
+        break;
+    }
     case M_V1_VALLEN_IGNORED: {
         const char *v = x_get(x, "vallen_max");
         if (!v1 || strcmp(c, "maxes") || !v || atol(v) >= 1024)
