@@ -1190,8 +1190,9 @@ static const char *skip_reason(const pcf_case *c, const refinfo *ref)
 static const char *stopped_after_init(const pcf_crun *r, const char *prog)
 {
     static char why[400];
-    for (int k = 0; k < r->np; k++)
-        if (pcf_creq_count(r, k, NULL) != 1 || !pcf_creq_find(r, k, "init", 1))
+    for (int k = 0; k < r->np; k++) /* (a request the server could not read is no stop) */
+        if (pcf_creq_count(r, k, NULL) != 1 || !pcf_creq_find(r, k, "init", 1) ||
+            r->ranks[k].decode_err[0])
             return NULL;
     long long v, sv;
     pcf_creq_init_version(r, 0, &v, &sv);
