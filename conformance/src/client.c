@@ -1097,20 +1097,39 @@ void pcf_creq_init_version(const pcf_crun *r, int rank, long long *v, long long 
 bool pcf_cinit_failed(pcf_ctx *c, const pcf_crun *r, int rank, const char *call)
 {
     long irc;
+    char st[100], names[200];
     const char *init = strncmp(call, "PMI2_", 5) == 0 ? "PMI2_Init" : "PMI_Init";
-    if (strcmp(call, init) == 0 || !pcf_crc(r, rank, init, &irc) || irc == 0)
+    if (strcmp(call, init) == 0)
         return false;
-    long long v, sv;
-    pcf_creq_init_version(r, rank, &v, &sv);
-    char hint[300] = "";
-    /* stopped right after response_to_init, having asked for 1.1 */
-    if (v == 1 && sv == 1 && pcf_creq_count(r, rank, NULL) == 1 &&
-        strcmp(r->persona, "hydra-4.0") != 0)
-        snprintf(hint, sizeof hint, "; the program asked for PMI 1.1 and the %s server answered "
-                 "its own subversion (INIT-7), which a client must accept, using 1.1 (INIT-9): "
-                 "--persona hydra-4.0 answers 1.1 and grades the rest", r->persona);
-    pcf_observe(c, "init-failed", "rank %d: %s rc=%ld under %s, so %s was never called%s", rank,
-                init, irc, r->persona, call, hint);
+    bool reported = pcf_crc(r, rank, init, &irc);
+    if (reported && irc == 0)
+        return false;
+    if (!reported) {
+        /* no report of PMI2_Init at all: it never returned when nothing but
+         * the handshake went out (a server that ends the job on the failed
+         * peer's close kills the rank inside the call) */
+        size_t n = pcf_creq_count(r, rank, NULL);
+        if (init[3] != '2' || !n ||
+            n != pcf_creq_count(r, rank, "init") + pcf_creq_count(r, rank, "fullinit"))
+            return false;
+        pcf_observe(c, "init-failed", "rank %d: %s did not return (the program sent only %s; "
+                    "%s; stderr: %.200s), so %s was never called", rank, init,
+                    pcf_creq_names(r, rank, names, sizeof names),
+                    pcf_cstatus(r, rank, st, sizeof st), r->ranks[rank].err, call);
+    } else {
+        long long v, sv;
+        pcf_creq_init_version(r, rank, &v, &sv);
+        char hint[300] = "";
+        /* stopped right after response_to_init, having asked for 1.1 */
+        if (v == 1 && sv == 1 && pcf_creq_count(r, rank, NULL) == 1 &&
+            strcmp(r->persona, "hydra-4.0") != 0)
+            snprintf(hint, sizeof hint, "; the program asked for PMI 1.1 and the %s server "
+                     "answered its own subversion (INIT-7), which a client must accept, using "
+                     "1.1 (INIT-9): --persona hydra-4.0 answers 1.1 and grades the rest",
+                     r->persona);
+        pcf_observe(c, "init-failed", "rank %d: %s rc=%ld under %s, so %s was never called%s",
+                    rank, init, irc, r->persona, call, hint);
+    }
     if (c->cur && !pcf_outcome_find(c->cur, "init-failed") &&
         strcmp(c->obs.outcome, "init-failed") == 0) {
         /* the failure is the init call's, not the clause of the call never made */
