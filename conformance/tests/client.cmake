@@ -84,3 +84,10 @@ pmc_add_test(NAME conformance.client.driver-abi-make
         "${CMAKE_CURRENT_SOURCE_DIR}/../drivers/drivers.mk" "${CMAKE_C_COMPILER}"
         "${CMAKE_CURRENT_SOURCE_DIR}/abi" "${PROJECT_SOURCE_DIR}/client/include"
     LABELS unit TIMEOUT 120)
+
+# The program runs with default signal dispositions and nothing blocked
+# (a client that dies of SIGPIPE must be seen to die: ERR-20).
+pmc_add_test(NAME conformance.client.default-signals
+    COMMAND sh "${CMAKE_CURRENT_SOURCE_DIR}/default-signals.sh" $<TARGET_FILE:pmi2-conform>
+        $<TARGET_FILE:pmi1-driver> "${CMAKE_CURRENT_BINARY_DIR}/default-signals"
+    LABELS integration TIMEOUT 60)
