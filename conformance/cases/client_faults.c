@@ -259,20 +259,6 @@ static pms_fault unsolicited(const void *p, size_t n, const char *cmd, bool afte
              .after = after);
 }
 
-/* A message built with the encoder, kept for the run's life. */
-static const char *build(pmc_enc *e, size_t *n)
-{
-    static pmc_out outs[4];
-    static int k;
-    pmc_out *o = &outs[k++ % 4];
-    pmc_error err;
-    pmc_out_reset(o);
-    if (pmc_enc_end(e, &pmc_dialect_strict, o, &err) < 0)
-        return NULL;
-    *n = o->len;
-    return o->buf;
-}
-
 static void run_unsolicited_name(pcf_ctx *c)
 {
     pmc_enc e;
@@ -280,7 +266,7 @@ static void run_unsolicited_name(pcf_ctx *c)
     pmc_enc_begin(&e, PMC_WIRE_V2, "job-getid-response");
     pmc_enc_int(&e, "rc", 0);
     pmc_enc_str(&e, "jobid", "bogus");
-    const char *p = build(&e, &n);
+    const char *p = pcf_cencode(&e, &n);
     if (!p) {
         pcf_observe(c, "harness-error", "cannot encode");
         return;
@@ -307,7 +293,7 @@ static void run_unknown_thrid(pcf_ctx *c)
     pmc_enc_int(&e, "rc", 0);
     pmc_enc_bool(&e, "found", true);
     pmc_enc_str(&e, "value", "forged");
-    const char *p = build(&e, &n);
+    const char *p = pcf_cencode(&e, &n);
     if (!p) {
         pcf_observe(c, "harness-error", "cannot encode");
         return;

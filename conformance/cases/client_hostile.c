@@ -4,7 +4,6 @@
  * message, a malformed PMI_FD, one tag shared by threads, the not-found
  * forms of node attributes, a wrapped process mapping, a write after the
  * server closed. */
-#define _GNU_SOURCE /* memmem */
 #include "client.h"
 
 #include <signal.h>
@@ -81,7 +80,10 @@ static void run_value_unrepresentable(pcf_ctx *c)
                         pcf_cshow(q->raw, q->len, b, sizeof b));
             return;
         }
-        if (pmc_slice_eq(k, "pcf-sp") && memmem(q->raw, q->len, "value=a b", 9)) {
+        pmc_slice v = { 0 };
+        pmc_msg_get(&m, "value", &v);
+        /* "value=a b" reads as the value a and a bare word b */
+        if (pmc_slice_eq(k, "pcf-sp") && (pmc_slice_eq(v, "a b") || pmc_slice_eq(v, "a"))) {
             pcf_observe(c, "sent-as-is", "rank %d: a value with a space sent as it is: %s",
                         q->rank, pcf_cshow(q->raw, q->len, b, sizeof b));
             return;
@@ -147,16 +149,27 @@ static void run_vallen_max(pcf_ctx *c)
 
 /* ---------------------------------------------------------------- ERR-14, ERR-19 */
 
-static pms_fault stray(const char *line, const char *cmd, bool after)
+/* A PMI-1 line the server writes unasked, before or after the answer to
+ * the first `cmd` request: `name` with one integer pair. */
+static pms_fault stray(pcf_ctx *c, const char *name, const char *key, long long v,
+                       const char *cmd, bool after)
 {
-    return (pms_fault){ .kind = PMS_FAULT_UNSOLICITED, .rank = -1, .cmd = cmd, .nth = 1,
-                        .data = line, .len = strlen(line), .after = after };
+    pmc_enc e;
+    size_t n = 0;
+    pmc_enc_begin(&e, PMC_WIRE_V1, name);
+    pmc_enc_int(&e, "rc", 0);
+    pmc_enc_int(&e, key, v);
+    const char *p = pcf_cencode(&e, &n);
+    if (!p)
+        pcf_observe(c, "harness-error", "cannot encode cmd=%s", name);
+    return (pms_fault){ .kind = p ? PMS_FAULT_UNSOLICITED : 0, .rank = -1, .cmd = cmd, .nth = 1,
+                        .data = p, .len = n, .after = after };
 }
 
 static void run_name_prefix(pcf_ctx *c)
 {
-    static const char line[] = "cmd=universe_sizeX rc=0 size=77\n";
-    const pcf_crun *r = run1(c, NULL, NULL, 1, stray(line, "get_universe_size", false));
+    pms_fault f = stray(c, "universe_sizeX", "size", 77, "get_universe_size", false);
+    const pcf_crun *r = f.kind ? run1(c, NULL, NULL, 1, f) : NULL;
     if (!r)
         return;
     long rc;
@@ -183,8 +196,8 @@ static void run_name_prefix(pcf_ctx *c)
 static void run_resync(pcf_ctx *c)
 {
     /* a second answer to get_universe_size, read during the next call */
-    static const char line[] = "cmd=universe_size rc=0 size=99\n";
-    const pcf_crun *r = run1(c, NULL, NULL, 2, stray(line, "get_universe_size", true));
+    pms_fault f = stray(c, "universe_size", "size", 99, "get_universe_size", true);
+    const pcf_crun *r = f.kind ? run1(c, NULL, NULL, 2, f) : NULL;
     if (!r)
         return;
     if (r->fired[0] <= 0) {

@@ -1060,6 +1060,19 @@ int pcf_crc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *
     return -1;
 }
 
+const char *pcf_cencode(pmc_enc *e, size_t *n)
+{
+    static pmc_out outs[4];
+    static int k;
+    pmc_out *o = &outs[k++ % 4];
+    pmc_error err;
+    pmc_out_reset(o);
+    if (pmc_enc_end(e, &pmc_dialect_strict, o, &err) < 0)
+        return NULL;
+    *n = o->len;
+    return o->buf;
+}
+
 bool pcf_chex_is(const pcf_crun *r, int rank, const char *call, const char *want)
 {
     char hx[2200], w[2200];

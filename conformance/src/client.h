@@ -142,6 +142,10 @@ bool pcf_cinit_failed(pcf_ctx *c, const pcf_crun *r, int rank, const char *call)
  * "no-report" with the rank's status and stderr). */
 int pcf_crc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *rc,
                const char *hang);
+/* A message built with the encoder (strict dialect), for a fault's bytes:
+ * valid until four more are built (a run copies its faults' bytes).  NULL
+ * when the encoder refuses. */
+const char *pcf_cencode(pmc_enc *e, size_t *n);
 /* The call's x=<hex> field is the hex of `want`. */
 bool pcf_chex_is(const pcf_crun *r, int rank, const char *call, const char *want);
 /* The pmi_version and pmi_subversion of rank's init line (-1: unknown). */

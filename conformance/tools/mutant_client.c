@@ -353,8 +353,8 @@ static char v1_want[64];
 static bool v1_waiting;
 /* v1-no-resync: answers held back to go to the call after theirs */
 static bool shifted;
-static char *held[16];
-static size_t heldlen[16];
+typedef struct xmsg xmsg;
+static xmsg *held; /* [16] */
 static int nheld;
 
 static double now_s(void)
@@ -439,12 +439,12 @@ typedef struct {
     size_t kl, vl;
 } xpair;
 
-typedef struct {
+struct xmsg {
     pmc_wire wire;
     char cmd[112];
     xpair p[512];
     size_t n;
-} xmsg;
+};
 
 static char *dupn(const char *s, size_t n)
 {
@@ -678,30 +678,18 @@ static bool is_kvs_cmd(const char *c)
 
 /* ------------------------------------------------------------------ requests */
 
-/* The PMI-1 line `raw` under another command name. */
-static void v1_renamed(const char *raw, size_t n, const char *name, buf *out)
-{
-    size_t end = 4;
-    while (end < n && raw[end] != ' ' && raw[end] != '\n')
-        end++;
-    b_str(out, "cmd=");
-    b_str(out, name);
-    if (n > end)
-        b_add(out, raw + end, n - end);
-}
+static void emit_cli(const xmsg *x);
 
-/* v1-no-resync: the oldest held answer goes to the call now waiting */
+/* v1-no-resync: the oldest held answer goes, under the name of the answer
+ * it now stands for, to the call waiting */
 static void release_held(void)
 {
     if (!nheld || !v1_waiting)
         return;
-    buf o = { 0 };
-    v1_renamed(held[0], heldlen[0], v1_want, &o);
-    to_cli(o.b, o.n);
-    b_free(&o);
-    free(held[0]);
+    snprintf(held[0].cmd, sizeof held[0].cmd, "%s", v1_want);
+    emit_cli(&held[0]);
+    x_free(&held[0]);
     memmove(&held[0], &held[1], (size_t)(nheld - 1) * sizeof held[0]);
-    memmove(&heldlen[0], &heldlen[1], (size_t)(nheld - 1) * sizeof heldlen[0]);
     nheld--;
     v1_waiting = false;
 }
@@ -1173,9 +1161,17 @@ static void on_request(const pmc_msg *m)
             goto raw;
         /* the line ends at the value's LF; what followed it is a put of its own */
         b_add(&o, m->raw.ptr, m->raw.len);
-        b_str(&o, "cmd=put kvsname=");
-        b_str(&o, kv ? kv : jobid_env);
-        b_str(&o, " key=pcf-injected value=1\n");
+        xmsg *inj = calloc(1, sizeof *inj);
+        if (!inj)
+            abort();
+        inj->wire = PMC_WIRE_V1;
+        snprintf(inj->cmd, sizeof inj->cmd, "put");
+        x_add(inj, "kvsname", kv ? kv : jobid_env);
+        x_add(inj, "key", "pcf-injected");
+        x_add(inj, "value", "1");
+        x_encode(inj, NULL, &o);
+        x_free(inj);
+        free(inj);
         push_swallow("put_result");
         break;
     }
@@ -1615,10 +1611,10 @@ static bool response_hook(const pmc_msg *m, xmsg *x)
         }
         /* a stray line (or, once shifted, any answer): the next call's answer */
         shifted = true;
-        if (nheld < 16) {
-            held[nheld] = dupn(m->raw.ptr, m->raw.len);
-            heldlen[nheld++] = m->raw.len;
-        }
+        if (!held && !(held = calloc(16, sizeof *held)))
+            abort();
+        if (nheld < 16)
+            x_from(&held[nheld++], m);
         release_held();
         return true;
     }
