@@ -232,7 +232,6 @@ static void obs_bytes(void *ctx, int conn, int rank, bool from_client, const voi
 {
     live *L = ctx;
     (void)conn;
-    (void)p;
     if (!rank_ok(L, rank))
         return;
     pcf_crank *k = &L->r->ranks[rank];
@@ -240,6 +239,11 @@ static void obs_bytes(void *ctx, int conn, int rank, bool from_client, const voi
         if (!k->s2c)
             k->c2s_before_reply += n;
     } else {
+        if (k->firstlen + 1 < sizeof k->first) { /* what the program was answered first */
+            size_t take = n < sizeof k->first - 1 - k->firstlen ? n : sizeof k->first - 1 - k->firstlen;
+            memcpy(k->first + k->firstlen, p, take);
+            k->firstlen += take;
+        }
         k->s2c += n;
         if (k->pending > 0)
             k->pending = 0; /* an answer went out: nothing of this rank is outstanding */
@@ -1085,26 +1089,48 @@ bool pcf_chex_is(const pcf_crun *r, int rank, const char *call, const char *want
 }
 
 /* The versions rank asked for in its init line (-1 when unknown). */
-void pcf_creq_init_version(const pcf_crun *r, int rank, long long *v, long long *sv)
+/* rc (when asked for), pmi_version and pmi_subversion of one PMI-1 line
+ * (-1 when absent or unreadable). */
+static void line_versions(const char *p, size_t n, long long *rc, long long *v, long long *sv)
 {
-    *v = *sv = -1;
-    const pcf_creq *q = pcf_creq_find(r, rank, "init", 1);
     pmc_msg m;
     pmc_error err;
-    pmc_decoder *d = NULL;
-    if (!q)
+    pmc_decoder_opts o;
+    *v = *sv = -1;
+    if (rc)
+        *rc = -1;
+    if (!n)
         return;
     /* a private decoder: this may run while a case's scratch message is live */
-    pmc_decoder_opts o;
     pmc_decoder_opts_default(&o);
-    if (!(d = pmc_decoder_new(&o)))
+    pmc_decoder *d = pmc_decoder_new(&o);
+    if (!d)
         return;
-    pmc_decoder_feed(d, q->raw, q->len);
+    pmc_decoder_feed(d, p, n);
     if (pmc_decoder_next(d, &m, &err) == PMC_MSG) {
         pmc_msg_get_int(&m, "pmi_version", v);
         pmc_msg_get_int(&m, "pmi_subversion", sv);
+        if (rc && pmc_msg_get_int(&m, "rc", rc) != 1)
+            *rc = 0; /* RC-3: an absent rc is 0 */
     }
     pmc_decoder_free(d);
+}
+
+void pcf_creq_init_version(const pcf_crun *r, int rank, long long *v, long long *sv)
+{
+    const pcf_creq *q = pcf_creq_find(r, rank, "init", 1);
+    line_versions(q ? q->raw : NULL, q ? q->len : 0, NULL, v, sv);
+}
+
+/* A 1.1-only library's stop: it asked for 1.1 and was answered rc=0 with
+ * another 1.x (INIT-7), which it must accept (INIT-9). */
+static bool refused_subversion(const pcf_crun *r, int rank)
+{
+    long long v, sv, arc, av, asv;
+    const pcf_crank *k = &r->ranks[rank];
+    pcf_creq_init_version(r, rank, &v, &sv);
+    line_versions(k->first, k->firstlen, &arc, &av, &asv);
+    return v == 1 && sv == 1 && arc == 0 && av == 1 && asv != 1;
 }
 
 bool pcf_cinit_failed(pcf_ctx *c, const pcf_crun *r, int rank, const char *call)
@@ -1130,12 +1156,9 @@ bool pcf_cinit_failed(pcf_ctx *c, const pcf_crun *r, int rank, const char *call)
                     pcf_creq_names(r, rank, names, sizeof names),
                     pcf_cstatus(r, rank, st, sizeof st), r->ranks[rank].err, call);
     } else {
-        long long v, sv;
-        pcf_creq_init_version(r, rank, &v, &sv);
         char hint[300] = "";
         /* stopped right after response_to_init, having asked for 1.1 */
-        if (v == 1 && sv == 1 && pcf_creq_count(r, rank, NULL) == 1 &&
-            strcmp(r->persona, "hydra-4.0") != 0)
+        if (pcf_creq_count(r, rank, NULL) == 1 && refused_subversion(r, rank))
             snprintf(hint, sizeof hint, "; the program asked for PMI 1.1 and the %s server "
                      "answered its own subversion (INIT-7), which a client must accept, using "
                      "1.1 (INIT-9): --persona hydra-4.0 answers 1.1 and grades the rest",
@@ -1227,13 +1250,17 @@ static const char *stopped_after_init(const pcf_crun *r, const char *prog)
             r->ranks[k].decode_err[0])
             return NULL;
     long long v, sv;
+    char ans[200];
+    const pcf_crank *k0 = &r->ranks[0];
+    size_t al = strcspn(k0->first, "\n"); /* the response_to_init line */
     pcf_creq_init_version(r, 0, &v, &sv);
     snprintf(why, sizeof why, "the program stopped after response_to_init: it asked for PMI "
              "%lld.%lld and the %s server answered %s%s", v, sv, r->persona,
-             v == 1 ? "1.2 (INIT-7: its highest 1.x)" : "as SPEC.md says",
-             v == 1 && sv == 1 ? "; a 1.1-only library must still accept it and use 1.1 "
-                                 "(INIT-9, client/init/subversion); --persona hydra-4.0 "
-                                 "answers 1.1 and grades the rest"
+             al ? pcf_cshow(k0->first, al < k0->firstlen ? al : k0->firstlen, ans, sizeof ans)
+                : "nothing",
+             refused_subversion(r, 0) ? " (INIT-7: its highest 1.x); a 1.1-only library must still "
+                                 "accept that and use 1.1 (INIT-9, client/init/subversion); "
+                                 "--persona hydra-4.0 answers 1.1 and grades the rest"
                                : "");
     fprintf(stderr, "pmi2-conform: %s: %s\n", prog, why);
     return why;

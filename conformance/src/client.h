@@ -80,6 +80,8 @@ typedef struct pcf_crank {
     bool exited;
     size_t c2s_before_reply; /* client bytes received before the first server byte */
     size_t s2c;          /* server bytes sent */
+    char first[128];     /* the server's first bytes to it (response_to_init), NUL-ended */
+    size_t firstlen;
     bool eof;            /* the client closed its connection */
     char close_why[200];
     char decode_err[300]; /* the first framing error of its stream */
