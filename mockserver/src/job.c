@@ -156,8 +156,11 @@ static void map_put(char *buf, size_t n, size_t *w, const char *fmt, int a, int 
  * nodes is one triple. */
 static size_t mapping_triples(const pms_job *j, char *buf, size_t n)
 {
+    map_block *b = malloc((size_t)(j->size > 0 ? j->size : 1) * sizeof *b);
+    int nb = 0;
     size_t w = 0;
-    map_put(buf, n, &w, "(vector", 0, 0, 0);
+    if (!b)
+        return n; /* "does not fit": the caller answers an empty mapping */
     int r = 0;
     while (r < j->size) {
         int node = j->ranks[r].node, len = 0;
@@ -176,10 +179,28 @@ static size_t mapping_triples(const pms_job *j, char *buf, size_t n)
             nnodes++;
             q += l2;
         }
-        map_put(buf, n, &w, ",(%d,%d,%d)", node, nnodes, len);
+        b[nb++] = (map_block){ .node = node, .nodes = nnodes, .ppn = len, .first = r };
         r = q;
     }
+    /* wrap_mapping: the fewest leading blocks that, applied again and again,
+     * place every rank where it is ((0,2,1) for 0,1,0,1,0) */
+    int use = nb;
+    for (int k = 1; j->srv->cfg.wrap_mapping && k < nb; k++) {
+        bool same = true;
+        for (int i = 0, rr = 0; same && rr < j->size; i = (i + 1) % k)
+            for (int d = 0; same && d < b[i].nodes; d++)
+                for (int p = 0; same && p < b[i].ppn && rr < j->size; p++, rr++)
+                    same = j->ranks[rr].node == b[i].node + d;
+        if (same) {
+            use = k;
+            break;
+        }
+    }
+    map_put(buf, n, &w, "(vector", 0, 0, 0);
+    for (int i = 0; i < use; i++)
+        map_put(buf, n, &w, ",(%d,%d,%d)", b[i].node, b[i].nodes, b[i].ppn);
     map_put(buf, n, &w, ")", 0, 0, 0);
+    free(b);
     return w;
 }
 
