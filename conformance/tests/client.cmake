@@ -96,6 +96,6 @@ pmc_add_test(NAME conformance.client.default-signals
 # PMI-1 API's driver cases are SKIPPED with the reason, not graded as a
 # missing "pcf PMI_KVS_Get" line.  (pmi1-driver posing as a PMI-2 API driver.)
 pmc_add_test(NAME conformance.client.api-mismatch
-    COMMAND sh -c "\"$1\" client --timeout 10 client/pmi1/get client/pmi1/kvsname -- sh -c '\"$0\" | sed s/api=pmi1/api=pmi2/' \"$2\" > \"$3\" 2>&1; grep -Eq '^ *SKIPPED +client/pmi1/get .*PMI-2 API driver' \"$3\" && grep -Eq '^ *PASS +client/pmi1/kvsname ' \"$3\""
+    COMMAND sh -c "\"$1\" client -v --timeout 10 client/pmi1/get client/pmi1/kvsname -- sh -c '\"$0\" | sed s/api=pmi1/api=pmi2/' \"$2\" > \"$3\" 2>&1; grep -Eq '^ *SKIPPED +client/pmi1/get .*PMI-2 API driver' \"$3\" && grep -Eq '^ *PASS +client/pmi1/kvsname ' \"$3\""
         sh $<TARGET_FILE:pmi2-conform> $<TARGET_FILE:pmi1-driver> "${CMAKE_CURRENT_BINARY_DIR}/api-mismatch.out"
     LABELS integration TIMEOUT 60)
