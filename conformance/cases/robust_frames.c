@@ -188,30 +188,52 @@ static const pcf_case cases[] = {
     { .id = "robust/len-zero", .desc = "a zero length field (\"     0\") before a body",
       .clause = "FRAME-6",
       .expected = "the server closes the connection (fatal framing error); it may answer first",
+      .steps = "A victim rank (the case may end the job) sends a job-getid frame whose length "
+               "field is \"     0\": the body that follows is then no frame.\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_zero,
       .outcomes = { PCFD_FRAMING("FRAME-6") } },
     { .id = "robust/len-below-6", .desc = "a length field below the shortest body (\"     3\")",
       .clause = "FRAME-6",
       .expected = "the server closes the connection (fatal framing error)",
+      .steps = "A victim rank (the case may end the job) sends a job-getid frame whose length "
+               "field is \"     3\", shorter than any body.\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_below6,
       .outcomes = { PCFD_FRAMING("FRAME-6") } },
     { .id = "robust/len-plus-sign", .desc = "a length field with a plus sign (\"   +14\")",
       .clause = "FRAME-5",
       .expected = "the server closes the connection; atoi() reading 14 is a FAIL",
+      .steps = "A victim rank (the case may end the job) sends a job-getid frame whose length "
+               "field is \"   +14\": the right number with a sign FRAME-5 does not allow. A "
+               "server that reads the field with atoi() answers it: \"accepted\", a FAIL.\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_plus,
       .outcomes = { PCFD_FRAMING("FRAME-5") } },
     { .id = "robust/len-inner-space", .desc = "spaces between the digits of the length (\"1 4   \")",
       .clause = "FRAME-5", .expected = "the server closes the connection",
+      .steps = "A victim rank (the case may end the job) sends a job-getid frame whose length "
+               "field is \"1 4   \" (a space between the digits).\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_inner_space,
       .outcomes = { PCFD_FRAMING("FRAME-5") } },
     { .id = "robust/len-empty", .desc = "a length field of six spaces (no digit)",
       .clause = "FRAME-5", .expected = "the server closes the connection",
+      .steps = "A victim rank (the case may end the job) sends a job-getid frame whose length "
+               "field is six spaces.\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_empty,
       .outcomes = { PCFD_FRAMING("FRAME-5") } },
     { .id = "robust/len-short-body",
       .desc = "a length of 9 for a 14-byte body, then a valid frame (B10: double free in Hydra 4.0)",
       .clause = "ERR-5",
       .expected = "an error for the 9-byte body at most, then the close of the lost stream",
+      .steps = "A victim rank (the case may end the job) sends two job-getid frames in one write, "
+               "the first with the length 9 for its 14-byte body.\n"
+               "The server reads \"cmd=job-g\" as the body; what follows (\"etid;\" and the "
+               "second frame) is no length field, so the stream is lost. An error answer to the "
+               "9-byte body is fine, then the connection must close.\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_short_body,
       .outcomes = { PCFD_FRAMING("ERR-5") } },
     { .id = "robust/disconnect-mid-frame",
@@ -242,12 +264,23 @@ static const pcf_case cases[] = {
       .desc = "half a frame left pending on one connection does not stall the others (B7)",
       .clause = "CONN-3",
       .expected = "rank 0's requests are answered while the victim's half frame is pending",
+      .steps = "A victim rank sends the first 10 bytes of a job-getid frame and nothing more, "
+               "keeping its connection open.\n"
+               "It waits until the server has read those bytes (the socket's send queue drains, "
+               "at most 2 s), then reports at once.\n"
+               "Rank 0 sends job-getid on its own connection while the half frame is pending: it "
+               "must be answered (CONN-3). No answer is \"others-affected\" (FAIL): a server that "
+               "reads each client with blocking reads (B7) stalls here. A job that ended is "
+               "\"job-killed\" (ERR-1).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_partial_stall,
       .outcomes = { { "others-affected", PCF_FAIL, "CONN-3",
                       "rank 0 was not served while the half frame was pending" },
                     { "job-killed", PCF_FAIL, "ERR-1", "the server ended the job" } } },
     { .id = "robust/binary-junk", .desc = "a frame's worth of binary bytes (first byte 0x01)",
       .clause = "FRAME-5", .expected = "the server closes the connection",
+      .steps = "A victim rank (the case may end the job) sends a frame's worth of fixed "
+               "pseudo-random bytes whose first byte is 0x01 (no length field at all).\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_binary_junk,
       .outcomes = { PCFD_FRAMING("FRAME-5") } },
     /* CLASS-1 makes bytes that start "cmd=" a PMI-1 line, whatever a PMI-2

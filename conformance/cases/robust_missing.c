@@ -107,13 +107,18 @@ RUN(v1_pub_port, m1_pub_port)
 RUN(v1_lookup, m1_lookup)
 RUN(v1_unpub, m1_unpub)
 
+/* explain: the request, then how it is graded (damage.h) */
+#define MISSING_STEPS(d)                                                                         \
+    "A victim rank (the case may end the job) sends " d ": the encoder builds the request "     \
+    "with that key left out, nothing else changed.\n" PCFD_STEPS_DELIMITED
 #define MISSING(id_, cl, d, exp, fl, fn)                                                         \
     { .id = id_, .clause = cl, .desc = d, .expected = exp, .flags = (fl) | PCF_DESTRUCTIVE,      \
-      .run = fn, .outcomes = { PCFD_DELIMITED(cl) } }
+      .steps = MISSING_STEPS(d), .run = fn, .outcomes = { PCFD_DELIMITED(cl) } }
 /* the name-service commands: graded where there is a name service (NAME-8) */
 #define MISSING_NS(id_, cl, d, exp, fl, fn)                                                      \
     { .id = id_, .clause = cl, .desc = d, .expected = exp, .flags = (fl) | PCF_DESTRUCTIVE,      \
-      .needs = PCF_NEED_NAMESERV, .run = fn, .outcomes = { PCFD_DELIMITED(cl) } }
+      .steps = MISSING_STEPS(d), .needs = PCF_NEED_NAMESERV, .run = fn,                          \
+      .outcomes = { PCFD_DELIMITED(cl) } }
 
 static const pcf_case cases[] = {
     MISSING("robust/kvs-get-no-key", "PAIR-6", "kvs-get without key",
@@ -144,8 +149,14 @@ static const pcf_case cases[] = {
             "cmd=put_result rc!=0 ...", PCF_V1, run_v1_put_key),
     MISSING("robust/v1-put-no-value", "PAIR-6", "PMI-1 put without value",
             "cmd=put_result rc!=0 ...", PCF_V1, run_v1_put_value),
-    MISSING("robust/v1-get-no-key", "PAIR-6", "PMI-1 get without key",
-            "cmd=get_result rc!=0 ...", PCF_V1, run_v1_get_key),
+    /* its own steps: it stores a value under the empty key first */
+    { .id = "robust/v1-get-no-key", .clause = "PAIR-6", .desc = "PMI-1 get without key",
+      .expected = "cmd=get_result rc!=0 ...", .flags = PCF_V1 | PCF_DESTRUCTIVE,
+      .steps = "A victim rank (the case may end the job) stores a value of its own under the "
+               "empty key (put key=), so that a server that reads a missing key as the empty "
+               "one has something to return whatever ran before; a refusal is fine.\n"
+               "It sends get with its kvsname and no key.\n" PCFD_STEPS_DELIMITED,
+      .run = run_v1_get_key, .outcomes = { PCFD_DELIMITED("PAIR-6") } },
     MISSING("robust/v1-get-no-kvsname", "PAIR-6",
             "PMI-1 get without kvsname (M3: Hydra 4.0 ends the job)",
             "cmd=get_result rc!=0 ...", PCF_V1, run_v1_get_kvsname),
