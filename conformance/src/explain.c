@@ -333,6 +333,13 @@ int pcf_explain_main(int argc, char **argv)
         bool any = false;
         for (size_t k = 0; k < n && !any; k++)
             any = pcf_selected(all[k].c->id, argv + i, 1);
+        if (!any && strncmp(argv[i], "client/", 7) == 0) {
+            /* client mode's cases live in their own registry (client.c) */
+            fprintf(stderr, "pmi2-conform explain: '%s': explain covers the server cases; "
+                            "pmi2-conform --list client describes the client cases\n",
+                    argv[i]);
+            return PCF_EXIT_USAGE;
+        }
         if (!any) {
             fprintf(stderr, "pmi2-conform explain: no case '%s'\n", argv[i]);
             close_matches(stderr, argv[i]);
