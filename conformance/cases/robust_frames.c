@@ -240,24 +240,59 @@ static const pcf_case cases[] = {
       .desc = "15 bytes of a frame, then the client ends its stream",
       .clause = "ERR-5",
       .expected = "the server closes the connection; ending the job is a CONN-6 policy (INFO)",
+      .steps = "A victim rank (the case may end the job) sends the first 15 bytes of a job-getid "
+               "frame and stops.\n"
+               "For 250 ms it listens: a close then passes; an answer with rc=0 is \"accepted\" "
+               "(an incomplete frame answered).\n"
+               "It ends its half of the stream (shutdown) and waits for the server to close the "
+               "connection (ERR-5: end of stream inside a message): a close passes, a connection "
+               "kept open is \"not-closed\".\n"
+               "A job the server ends is INFO, not FAIL: ending the job when a client's stream "
+               "ends before finalize is a failure policy CONN-6 allows. Rank 0 then checks its "
+               "own connection is still served (ERR-2).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_disconnect_mid_frame,
       .outcomes = { EOF_OUTCOMES("ERR-5") } },
     { .id = "robust/disconnect-in-length",
       .desc = "3 bytes of a length field, then the client ends its stream",
       .clause = "ERR-5",
       .expected = "the server closes the connection; ending the job is a CONN-6 policy (INFO)",
+      .steps = "A victim rank (the case may end the job) sends the first 3 bytes of a length "
+               "field and stops.\n"
+               "For 250 ms it listens: a close then passes; an answer with rc=0 is \"accepted\".\n"
+               "It ends its half of the stream (shutdown) and waits for the server to close the "
+               "connection (ERR-5): a close passes, a connection kept open is \"not-closed\".\n"
+               "A job the server ends is INFO (CONN-6 allows that policy). Rank 0 then checks its "
+               "own connection is still served (ERR-2).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_disconnect_in_length,
       .outcomes = { EOF_OUTCOMES("ERR-5") } },
     { .id = "robust/len-too-long",
       .desc = "a length of 100 on a 31-byte body, then the client ends its stream",
       .clause = "CONN-2",
       .expected = "no answer to the incomplete frame; the server closes at the client's end of stream",
+      .steps = "A victim rank (the case may end the job) sends a whole job-getid frame (31-byte "
+               "body) whose length field says 100: the server must wait for 69 more bytes "
+               "(CONN-2).\n"
+               "For 250 ms it listens: an answer with rc=0 is \"accepted\" (the frame is not "
+               "complete).\n"
+               "It ends its half of the stream (shutdown) and waits for the server to close: a "
+               "close passes, a connection kept open is \"not-closed\".\n"
+               "A job the server ends is INFO (CONN-6). Rank 0 then checks its own connection is "
+               "still served (ERR-2).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_too_long,
       .outcomes = { EOF_OUTCOMES("CONN-2") } },
     { .id = "robust/len-999999",
       .desc = "a length of 999999 on a 31-byte body, then the client ends its stream",
       .clause = "FRAME-7",
       .expected = "the server closes at once (above its maximum) or at the client's end of stream",
+      .steps = "A victim rank (the case may end the job) sends a whole job-getid frame (31-byte "
+               "body) whose length field says 999999, far above any frame a server keeps "
+               "(FRAME-7).\n"
+               "For 250 ms it listens: a close then passes (refused at once); an answer with rc=0 "
+               "is \"accepted\".\n"
+               "It ends its half of the stream (shutdown) and waits for the server to close: a "
+               "close passes, a connection kept open is \"not-closed\".\n"
+               "A job the server ends is INFO (CONN-6). Rank 0 then checks its own connection is "
+               "still served (ERR-2).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_999999,
       .outcomes = { EOF_OUTCOMES("FRAME-7") } },
     { .id = "robust/partial-frame-stall",
@@ -290,6 +325,10 @@ static const pcf_case cases[] = {
       .desc = "64 KiB whose length field is \"cmd=jo\": by CLASS-1 a PMI-1 line far over "
               "its limit",
       .clause = "ERR-5", .expected = "the server closes the connection without reading it all",
+      .steps = "A victim rank (the case may end the job) sends 64 KiB whose first six bytes, "
+               "where a length field belongs, are \"cmd=jo\": by CLASS-1 that is a PMI-1 line, 64 "
+               "times the line limit (LIMIT-8), with no LF.\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_garbage_flood,
       .outcomes = { PCFD_FRAMING("LIMIT-8") } },
 };
