@@ -43,12 +43,15 @@ has "$out/flags.out" '^  needs-absent  *UNSUPPORTED  *NAME-8 ' 'UNSUPPORTED row'
 "$conform" explain pmi2/thrid >"$out/nosteps.out" 2>&1 || bad "explain pmi2/thrid: exit $?"
 has "$out/nosteps.out" 'No step-by-step text for this case yet' 'no steps'
 
-# every case of pmi2/kvs has its steps; a section explains each case in it
-"$conform" explain pmi2/kvs >"$out/kvs.out" 2>&1 || bad "explain pmi2/kvs: exit $?"
-n=$("$conform" --list pmi2/kvs | wc -l)
-got=$(grep -c '^pmi2/kvs/' "$out/kvs.out")
-[ "$got" -eq "$n" ] || bad "pmi2/kvs: $got cases explained, --list has $n"
-grep -q 'No step-by-step' "$out/kvs.out" && bad "a pmi2/kvs case has no steps"
+# every case of these sections has its steps; a section explains each case in it
+for sec in pmi2/kvs pmi2/nodeattr; do
+    f="$out/$(echo "$sec" | tr / _).out"
+    "$conform" explain "$sec" >"$f" 2>&1 || bad "explain $sec: exit $?"
+    n=$("$conform" --list "$sec" | wc -l)
+    got=$(grep -c "^$sec/" "$f")
+    [ "$got" -eq "$n" ] || bad "$sec: $got cases explained, --list has $n"
+    grep -q 'No step-by-step' "$f" && bad "a $sec case has no steps"
+done
 "$conform" explain 'robust/len-*' >"$out/glob.out" 2>&1 || bad "explain glob: exit $?"
 n=$("$conform" --list 'robust/len-*' | wc -l)
 got=$(grep -c '^robust/len-' "$out/glob.out")
