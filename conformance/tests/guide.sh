@@ -29,7 +29,7 @@ fi
 cd "$work" || exit 1
 PMI2_CONFORM=$conform MOCK=$mock OUT="$work/out" SRC=$src BUILD=$build PREFIX="$work/prefix" \
     CMAKE_ARGS= CASES='pmi2/kvs/fence-visibility pmi2/nodeattr/get-own pmi1/kvs/barrier-visibility robust/missing-key' \
-    LAUNCHER= sh -eux "$script" >"$work/guide.log" 2>&1
+    LAUNCHER= BASELINE= sh -eux "$script" >"$work/guide.log" 2>&1
 st=$?
 if [ $st -ne 0 ]; then
     echo "FAIL: a command of the guide failed (exit $st); the end of its log:"
