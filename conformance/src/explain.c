@@ -18,18 +18,21 @@ static size_t cols(const char *s, size_t n)
     return w;
 }
 
-/* Print text wrapped at word boundaries, every line indented by `ind`;
- * `at`: columns already taken on the first line (after a number). */
-static void wrap_from(FILE *f, const char *text, int ind, size_t at)
+/* Print the len bytes of text wrapped at word boundaries, every line
+ * indented by `ind`; `at`: columns already taken on the first line (after
+ * a number). */
+static void wrap_from(FILE *f, const char *text, size_t len, int ind, size_t at)
 {
-    const char *p = text;
+    const char *p = text, *end = text + len;
     bool fresh = at != 0; /* the first word follows what is already there */
-    while (*p) {
-        while (*p == ' ')
+    while (p < end) {
+        while (p < end && *p == ' ')
             p++;
-        if (!*p)
+        if (p == end)
             break;
-        size_t n = strcspn(p, " ");
+        size_t n = 0;
+        while (p + n < end && p[n] != ' ')
+            n++;
         size_t w = cols(p, n);
         if (at && !fresh && at + 1 + w > WIDTH) {
             fputc('\n', f);
@@ -53,7 +56,7 @@ static void wrap_from(FILE *f, const char *text, int ind, size_t at)
 
 static void wrap(FILE *f, const char *text, int ind)
 {
-    wrap_from(f, text, ind, 0);
+    wrap_from(f, text, strlen(text), ind, 0);
 }
 
 static void section(FILE *f, const char *title)
@@ -70,9 +73,13 @@ static void print_clause(FILE *f, const char *id)
     }
     fprintf(f, "  %s (%s, %s): %s%s\n", cl->id, cl->level_text, cl->role, cl->title,
             cl->graded_nonstrict ? " (graded NON-STRICT)" : "");
-    char q[4096];
-    snprintf(q, sizeof q, "\"%s\"", cl->text);
+    size_t n = strlen(cl->text);
+    char *q = malloc(n + 3);
+    if (!q)
+        return;
+    snprintf(q, n + 3, "\"%s\"", cl->text);
     wrap(f, q, 4);
+    free(q);
 }
 
 /* The numbered steps of c->steps, one per line. */
@@ -81,10 +88,8 @@ static void print_steps(FILE *f, const char *steps)
     int k = 1;
     for (const char *p = steps; *p;) {
         size_t n = strcspn(p, "\n");
-        char line[1024];
-        snprintf(line, sizeof line, "%.*s", (int)n, p);
         int w = fprintf(f, "  %d. ", k++);
-        wrap_from(f, line, w, (size_t)w);
+        wrap_from(f, p, n, w, (size_t)w);
         p += n;
         if (*p == '\n')
             p++;
@@ -211,12 +216,15 @@ static void explain_one(FILE *f, const pcf_entry *e)
     section(f, "Clause");
     print_clause(f, c->clause);
     section(f, "What it does");
-    if (c->steps)
+    if (c->steps) {
         print_steps(f, c->steps);
-    else
+        if (strstr(c->steps, "<tag>"))
+            fputs("  <tag>: unique to each run of the case (\"c7i0\"), so no key is reused.\n", f);
+    } else {
         fputs("  No step-by-step text for this case yet: the description above and \"Passes\n"
               "  when\" below say what it checks, its source says how.\n",
               f);
+    }
     /* the path from the source tree's top, not the build machine's */
     const char *src = strstr(e->file, "conformance/");
     fprintf(f, "  source: %s\n", src ? src : e->file);
