@@ -278,7 +278,20 @@ static void close_matches(FILE *f, const char *want)
     for (size_t i = 0; i < n; i++) {
         const char *id = e[i].c->id;
         size_t d = distance(want, id);
-        if (d > limit && !(strlen(tail) >= 3 && strstr(id, tail)))
+        /* the last part of the id cut to the length typed: a name typed
+         * short or misspelt ("fenc-vis") is still found, and ranked by it */
+        const char *it = strrchr(id, '/');
+        it = it ? it + 1 : id;
+        char pre[128];
+        size_t tl = strlen(tail);
+        snprintf(pre, sizeof pre, "%.*s", (int)tl, it);
+        size_t whole = tl >= 3 ? distance(tail, it) : (size_t)-1;
+        size_t part = tl >= 3 ? distance(tail, pre) + 1 : (size_t)-1; /* +1: a prefix only */
+        size_t dt = whole < part ? whole : part;
+        bool near_tail = dt <= tl / 4 + 1;
+        if (near_tail && dt + 1 < d)
+            d = dt + 1;
+        if (d > limit && !near_tail && !(tl >= 3 && strstr(id, tail)))
             continue;
         /* keep the MAXM nearest, in order */
         size_t k = nb < MAXM ? nb++ : MAXM;

@@ -64,6 +64,9 @@ st=$?
 has "$out/unknown.err" "no case 'pmi2/kvs/fence-visibilty'" 'unknown case named'
 has "$out/unknown.err" '^  pmi2/kvs/fence-visibility$' 'close match'
 [ -s "$out/unknown.out" ] && bad "unknown case: something on stdout"
+"$conform" explain len-zro >/dev/null 2>"$out/typo.err"
+[ $? -eq 2 ] || bad "a misspelt last part: exit not 2"
+has "$out/typo.err" '^  robust/len-zero$' 'match of a misspelt last part'
 "$conform" explain missing-key >/dev/null 2>"$out/tail.err"
 [ $? -eq 2 ] || bad "a bare last part: exit not 2"
 has "$out/tail.err" '^  robust/missing-key$' 'match by the last part of the id'
