@@ -44,7 +44,7 @@ has "$out/flags.out" '^  needs-absent  *UNSUPPORTED  *NAME-8 ' 'UNSUPPORTED row'
 has "$out/nosteps.out" 'No step-by-step text for this case yet' 'no steps'
 
 # every case of these sections has its steps; a section explains each case in it
-for sec in pmi2/kvs pmi2/fence pmi2/nodeattr pmi2/jobattr; do
+for sec in pmi2/init pmi2/fullinit pmi2/kvs pmi2/fence pmi2/nodeattr pmi2/jobattr; do
     f="$out/$(echo "$sec" | tr / _).out"
     "$conform" explain "$sec" >"$f" 2>&1 || bad "explain $sec: exit $?"
     n=$("$conform" --list "$sec" | wc -l)
