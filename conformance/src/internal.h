@@ -15,6 +15,8 @@ char *pcf_slurp(const char *path, size_t *len);
 
 /* pmi2-conform mutate (mutate.c): its own options from argv[1] on. */
 int pcf_mutate_main(int argc, char **argv);
+/* pmi2-conform explain CASE... (explain.c): argv[0] is the mode word. */
+int pcf_explain_main(int argc, char **argv);
 /* pmi2-conform --group-helper MODE ... (cases/pmi2_group_job.c): the process
  * the pmi2/group cases spawn to take part in a group from another job. */
 int pcf_group_helper_main(int argc, char **argv);

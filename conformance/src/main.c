@@ -2,7 +2,8 @@
  *
  *   mpiexec -n 4 pmi2-conform server [options] [GLOB...]     run as the job
  *   pmi2-conform server --launch 'mpiexec -n {n}' [...]       orchestrated
- *   pmi2-conform --list [GLOB...]                             the cases */
+ *   pmi2-conform --list [GLOB...]                             the cases
+ *   pmi2-conform explain CASE                                 one case in words */
 #include "client.h"
 #include "fuzz.h"
 
@@ -19,6 +20,7 @@ static void usage(FILE *f)
           "       LAUNCHER pmi2-conform fuzz [options]   (wire fuzzing: pmi2-conform fuzz --help)\n"
           "       pmi2-conform mutate [--client] [options]  (the suite against mutants: --help)\n"
           "       pmi2-conform --list [GLOB...]\n"
+          "       pmi2-conform explain CASE|GLOB...  (a case's clause, steps, outcomes)\n"
           "\n"
           "Conformance suite for PMI servers (process managers) against SPEC.md.  Run as\n"
           "the job (every rank connects through PMI_FD or PMI_PORT+PMI_ID; rank 0\n"
@@ -320,6 +322,8 @@ int main(int argc, char **argv)
         return pcf_mutate_main(argc - optind + 1, argv + optind - 1);
     if (pcf_registry_check(stderr) != 0 || pcf_client_registry_check(stderr) != 0)
         return PCF_EXIT_USAGE;
+    if (mode && strcmp(mode, "explain") == 0) /* a case in words (explain.c) */
+        return pcf_explain_main(argc - optind + 1, argv + optind - 1);
     if (mode && strcmp(mode, "server") != 0 && strcmp(mode, "client") != 0) {
         if (!o.list) {
             fprintf(stderr, "pmi2-conform: unknown mode '%s' (expected: server)\n", mode);
