@@ -20,6 +20,7 @@ static const pms_persona strict = {
     .universe_attr = true, .v1_max_subversion = 2, .v1_rc_first = true, .v1_msg = false,
     .v1_get_notfound_rc = 1, .spawn_jobid = true, .v1_strict_init = true,
     .draft_cmds = true, .ring = true, .v1_barrier_rc = true, .groups = true,
+    .spawn_checks_exe = true,
 };
 
 static const pms_persona hydra40 = {

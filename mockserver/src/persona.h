@@ -92,6 +92,8 @@ typedef struct pms_persona {
                                      (Slurm reads them by position: SPEC SPAWN-4) */
     bool spawn_rejects_thrid;     /* spawn with thrid: rc=10 invalid command (Slurm S10) */
     bool v1_spawn_jobid;          /* spawn_result carries jobid (Slurm) */
+    bool spawn_checks_exe;        /* a spawn of a program that cannot run is refused before
+                                   * it is answered (ERR-11; the real servers answer first) */
     bool draft_cmds;              /* job-connect/-disconnect, kvs-getall/-putall, spawn-cmd
                                    * (the draft's; no real server has them, JOB-7) */
     bool ring;                    /* Slurm's ring (RING-1) */

@@ -260,6 +260,8 @@ static void do_put(pms_conn *c, const pmc_msg *m)
         if (eq)
             v.len = (size_t)(eq - v.ptr);
     }
+    if (k.len > 64 && MUT(c, "v1-key-cut-64"))
+        k.len = 63; /* LIMIT-3 broken: a shortened key stored, rc=0 (B9) */
     if (v.ptr && v.len == 0 && MUT(c, "v1-empty-value-lost")) {
         put_result(c, 0); /* V1-6 broken: answered, nothing stored */
         return;
@@ -370,7 +372,13 @@ static void do_finalize(pms_conn *c)
 static void do_abort(pms_conn *c, const pmc_msg *m)
 {
     long long code = 1;
-    pmc_msg_get_int(m, "exitcode", &code);
+    int got = pmc_msg_get_int(m, "exitcode", &code);
+    if (got == 0 && MUT(c, "v1-abort-no-exitcode-fatal")) {
+        pms_protocol_fatal(c, "abort without exitcode: a NULL read"); /* V1CMD-21 broken */
+        return;
+    }
+    if (got < 0) /* V1CMD-21: 1 when malformed; the mutant reads it as atoi does */
+        code = MUT(c, "v1-abort-exitcode-atoi") ? strtoll(val_of(m, "exitcode").ptr, NULL, 10) : 1;
     pms_job *j = c->job;
     if (MUT(c, "v1-abort-ignored"))
         return; /* V1CMD-21 broken: the job goes on */
