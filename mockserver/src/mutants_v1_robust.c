@@ -4,7 +4,8 @@
  * ends at NUL, a message run at the end of the stream, a reader that gives
  * up after an error.  Most act here, behind the hooks of
  * mutants_v1_robust.h; the abort and put ones are in v1_cmds.c, the spawn
- * one in spawn.c, the read and hold ones in conn.c. */
+ * one in spawn.c, the read and hold ones in conn.c, the PMI_PORT ones in
+ * v1_cmds.c too. */
 #include "mutant.h"
 #include "mutants_v1_robust.h"
 
@@ -39,6 +40,9 @@ const pms_mutant pms_mutants_v1_robust[] = {
     { "spawn-exec-unchecked", "ERR-11", "a spawn of a program that cannot run is answered rc=0", NULL, NULL },
     { "v1-spawn-bad-block-silent", "PAIR-6", "a malformed mcmd=spawn block is never answered", NULL, NULL },
     { "v1-spawn-no-execname-ok", "PAIR-6", "an mcmd=spawn block without execname is answered rc=0, nothing started", NULL, NULL },
+    /* §9.1 PMI_PORT mode */
+    { "v1-before-initack-silent", "V1CMD-4", "in PMI_PORT mode a command before initack is never answered", NULL, NULL },
+    { "v1-pmiid-taken-accepted", "V1CMD-29", "an initack naming a pmiid another live connection holds is answered as granted", NULL, NULL },
     { "v1-mcmd-any-as-spawn", "V1-16", "an mcmd block of any name is run as spawn", NULL, NULL },
     { NULL, NULL, NULL, NULL, NULL },
 };

@@ -110,7 +110,10 @@ static void do_initack(pms_conn *c, const pmc_msg *m)
 {
     const pms_persona *p = c->srv->persona;
     long long id = -1;
-    if (pmc_msg_get_int(m, "pmiid", &id) != 1 || !c->job || !pms_job_bind(c->job, c, (int)id)) {
+    bool ok = pmc_msg_get_int(m, "pmiid", &id) == 1 && c->job && pms_job_bind(c->job, c, (int)id);
+    /* V1CMD-29 broken: a pmiid another connection holds is answered as granted */
+    bool fake = !ok && MUT(c, "v1-pmiid-taken-accepted") && c->job && id >= 0 && id < c->job->size;
+    if (!ok && !fake) {
         pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
                         "initack needs the pmiid of a free rank");
         pms_conn_refused_identity(c);
@@ -119,7 +122,7 @@ static void do_initack(pms_conn *c, const pmc_msg *m)
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "initack", no_thrid);
     if (p->v1_rc_first) {
         pmc_enc_int(e, "rc", 0);
-        pmc_enc_int(e, "rank", c->rank);
+        pmc_enc_int(e, "rank", ok ? c->rank : (int)id);
         pmc_enc_int(e, "size", c->job->size);
         pmc_enc_int(e, "appnum", c->srv->cfg.appnum);
         pmc_enc_int(e, "debug", 0);
@@ -132,7 +135,7 @@ static void do_initack(pms_conn *c, const pmc_msg *m)
     pmc_enc_int(e, "size", c->job->size);
     pmc_enc_end(e, d, &c->out, &err);
     pmc_enc_begin(e, PMC_WIRE_V1, "set");
-    pmc_enc_int(e, "rank", c->rank);
+    pmc_enc_int(e, "rank", ok ? c->rank : (int)id);
     pmc_enc_end(e, d, &c->out, &err);
     pmc_enc_begin(e, PMC_WIRE_V1, "set");
     pmc_enc_int(e, "debug", 0);
@@ -144,6 +147,8 @@ static bool need_rank(pms_conn *c, const pmc_msg *m)
 {
     if (c->job && c->rank >= 0)
         return true;
+    if (MUT(c, "v1-before-initack-silent"))
+        return false; /* V1CMD-4 broken: the client waits for ever */
     pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
                     "connection not identified: send initack pmiid= first");
     return false;
