@@ -28,18 +28,38 @@ static int many_pairs_line(pcf_ctx *c, int extra, pmc_out *o)
     return rc;
 }
 
-static void run_pairs_256(pcf_ctx *c)
+/* get_maxes and 200 unknown pairs in one line of 952 bytes: keys of one
+ * and two characters, values "x", so that the line stays within the 1024
+ * bytes LIMIT-8 asks every receiver to take (256 pairs do not fit with
+ * non-empty values, and empty ones would test V1-6 too). */
+enum { SMALL_PAIRS = 200 };
+
+static void run_pairs_200(pcf_ctx *c)
 {
+    static const char al[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    enum { NA = sizeof al - 1 };
+    char names[SMALL_PAIRS][3];
+    pmc_enc e;
     pmc_out o = { 0 };
     pmc_msg m;
     char b[200];
     long long rc = 0;
-    if (many_pairs_line(c, 255, &o) == 0 && pcfd_send(c, &o) == 0 &&
-        pcf_expect(c, "maxes", &m) == 0) {
+    pmc_enc_begin(&e, PMC_WIRE_V1, "get_maxes");
+    for (int i = 0; i < SMALL_PAIRS; i++) {
+        int k = i < NA ? i : i - NA;
+        names[i][0] = al[i < NA ? k : k / NA];
+        names[i][1] = i < NA ? 0 : al[k % NA];
+        names[i][2] = 0;
+        pmc_enc_str(&e, names[i], "x");
+    }
+    if (pcfd_encode(c, &e, NULL, &o) == 0 && o.len > 1024) {
+        pcf_observe(c, "harness-error", "the line is %zu bytes, above 1024", o.len);
+    } else if (o.len && pcfd_send(c, &o) == 0 && pcf_expect(c, "maxes", &m) == 0) {
         if (pcf_rc(&m, &rc) == 1 && rc != 0)
             pcf_observe(c, "rejected", "%s", pcf_show(&m, b, sizeof b));
         else
-            pcf_observe(c, "ok", "a line of 256 pairs answered: %s", pcf_show(&m, b, sizeof b));
+            pcf_observe(c, "ok", "a %zu-byte line of %d pairs answered: %s", o.len,
+                        SMALL_PAIRS + 1, pcf_show(&m, b, sizeof b));
     }
     pmc_out_free(&o);
 }
@@ -413,10 +433,10 @@ static void run_control_bytes(pcf_ctx *c)
     { "closed", PCF_PASS, "ERR-3", "closed the connection" }
 
 static const pcf_case cases[] = {
-    { .id = "robust/v1-pairs-256",
-      .desc = "a PMI-1 line of 256 pairs (get_maxes and 255 unknown keys) is answered",
+    { .id = "robust/v1-pairs-200",
+      .desc = "a 952-byte PMI-1 line of 201 pairs (get_maxes and 200 unknown keys) is answered",
       .clause = "LIMIT-10", .expected = "cmd=maxes rc=0 ...",
-      .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_pairs_256,
+      .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_pairs_200,
       .outcomes = { { "rejected", PCF_DEVIATES, NULL, "answered rc != 0" },
                     { "closed", PCF_DEVIATES, NULL, "closed the connection" }, PCFD_KILLED } },
     { .id = "robust/v1-pairs-5000",
@@ -474,7 +494,9 @@ static const pcf_case cases[] = {
       .expected = "cmd=put_result rc!=0, cmd=appnum, cmd=universe_size, in that order",
       .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_error_then_line,
       .outcomes = { { "lost", PCF_DEVIATES, NULL, "the line after the bad one was never answered" },
-                    { "accepted", PCF_DEVIATES, "PAIR-6", "answered rc=0 to a put without key" },
+                    /* precondition: no error answer, nothing to follow it (robust/v1-put-no-key
+                     * grades the rc=0) */
+                    { "accepted", PCF_SKIPPED, "PAIR-6", "the put without key was not refused" },
                     { "error-then-close", PCF_DEVIATES, "ERR-4",
                       "closed after the error answer, the next line unanswered" },
                     { "closed", PCF_DEVIATES, "ERR-4", "closed without an answer" },
