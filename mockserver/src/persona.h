@@ -92,6 +92,10 @@ typedef struct pms_persona {
                                      (Slurm reads them by position: SPEC SPAWN-4) */
     bool spawn_rejects_thrid;     /* spawn with thrid: rc=10 invalid command (Slurm S10) */
     bool v1_spawn_jobid;          /* spawn_result carries jobid (Slurm) */
+    bool v1_abort_atoi;           /* abort's exitcode read by atoi: a junk one ends the job
+                                   * with status 0 (Hydra 4.0.2, observed) */
+    bool v1_abort_needs_exitcode; /* abort without exitcode crashes the server (Hydra 4.0.2's
+                                   * mpiexec segfaults, B3; observed: status 139) */
     bool spawn_checks_exe;        /* a spawn of a program that cannot run is refused before
                                    * it is answered (ERR-11; the real servers answer first) */
     bool draft_cmds;              /* job-connect/-disconnect, kvs-getall/-putall, spawn-cmd

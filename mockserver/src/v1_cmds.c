@@ -378,12 +378,14 @@ static void do_abort(pms_conn *c, const pmc_msg *m)
 {
     long long code = 1;
     int got = pmc_msg_get_int(m, "exitcode", &code);
-    if (got == 0 && MUT(c, "v1-abort-no-exitcode-fatal")) {
+    if (got == 0 && (MUT(c, "v1-abort-no-exitcode-fatal") || c->srv->persona->v1_abort_needs_exitcode)) {
         pms_protocol_fatal(c, "abort without exitcode: a NULL read"); /* V1CMD-21 broken */
         return;
     }
     if (got < 0) /* V1CMD-21: 1 when malformed; the mutant reads it as atoi does */
-        code = MUT(c, "v1-abort-exitcode-atoi") ? strtoll(val_of(m, "exitcode").ptr, NULL, 10) : 1;
+        code = MUT(c, "v1-abort-exitcode-atoi") || c->srv->persona->v1_abort_atoi
+                   ? strtoll(val_of(m, "exitcode").ptr, NULL, 10)
+                   : 1;
     pms_job *j = c->job;
     if (MUT(c, "v1-abort-ignored"))
         return; /* V1CMD-21 broken: the job goes on */
