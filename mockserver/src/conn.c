@@ -6,6 +6,7 @@
 #include "internal.h"
 #include "mutants_v1_robust.h"
 #include "mutants_v2.h"
+#include "v1_lenient.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -487,6 +488,10 @@ static void decode_error(pms_conn *c, const pmc_error *e)
     pmc_error_format(e, b, sizeof b);
     pms_observe_decode_error(c, e);
     if (pms_mutant_v2_decode_error(c, e) || pms_mutant_v1r_decode_error(c, e))
+        return;
+    /* C string readers of PMI-1 lines (personas v1_cmd_nul_ends, v1_empty_key_skipped) */
+    if (e->wire != PMC_WIRE_V2 && ((c->srv->persona->v1_cmd_nul_ends && pms_v1_cmd_cut_at_nul(c, e)) ||
+                                   (c->srv->persona->v1_empty_key_skipped && pms_v1_skip_empty_key(c, e))))
         return;
     if (slurm_drop(c, e)) {
         pms_conn_drop_finalize(c, b);

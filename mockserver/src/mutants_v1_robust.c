@@ -8,6 +8,7 @@
  * v1_cmds.c too. */
 #include "mutant.h"
 #include "mutants_v1_robust.h"
+#include "v1_lenient.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,35 +51,6 @@ const pms_mutant pms_mutants_v1_robust[] = {
 #define MUT(c, nm) PMS_MUTANT((c)->srv->persona, nm)
 
 static const pmc_slice no_thrid = { NULL, 0 };
-
-/* Decode bytes the mutant rewrote with a scratch decoder and serve them as
- * if they had come from the peer. */
-static void redispatch(pms_conn *c, const char *buf, size_t len)
-{
-    pmc_decoder_opts o = c->srv->dopts;
-    pmc_decoder *d = pmc_decoder_new(&o);
-    if (!d || pmc_decoder_feed(d, buf, len) < 0) {
-        if (d)
-            pmc_decoder_free(d);
-        pms_conn_close(c, "out of memory");
-        return;
-    }
-    pmc_msg m;
-    pmc_error e;
-    int rc;
-    while (!c->dead && (rc = pmc_decoder_next(d, &m, &e)) != PMC_AGAIN) {
-        if (rc == PMC_MSG) {
-            pms_dispatch(c, &m);
-        } else if (e.fatal) {
-            pms_conn_close(c, "framing error in a rewritten line");
-            break;
-        } else {
-            pms_reply_error(c, e.wire, e.cmd, e.thrid, pms_rc_of(e.code), "%s: %s",
-                            pmc_errcode_name(e.code), e.detail);
-        }
-    }
-    pmc_decoder_free(d);
-}
 
 /* A copy of m with other pairs, served in its place. */
 static void serve_pairs(pms_conn *c, const pmc_msg *m, const pmc_pair *pairs, size_t n)
@@ -160,7 +132,7 @@ bool pms_mutant_v1r_request(pms_conn *c, const pmc_msg *m)
         memcpy(b, m->raw.ptr, 1024);
         b[1024] = '\n'; /* the buffer is full: what it holds is a line */
         memcpy(b + 1025, m->raw.ptr + 1024, m->raw.len - 1024);
-        redispatch(c, b, m->raw.len + 1);
+        pms_v1_serve_bytes(c, b, m->raw.len + 1);
         free(b);
         return true;
     }
@@ -240,34 +212,10 @@ const char *pms_mutant_v1r_eof_tail(const pms_conn *c)
     return NULL;
 }
 
-/* The rejected line with bytes [from, to) removed, served again. */
-static bool serve_without(pms_conn *c, const pmc_error *e, size_t from, size_t to, bool end_line)
-{
-    const pmc_slice r = e->raw;
-    char *b = malloc(r.len + 2);
-    if (!b || to > r.len || from > to) {
-        free(b);
-        return false;
-    }
-    memcpy(b, r.ptr, from);
-    size_t n = from;
-    if (end_line) {
-        b[n++] = '\n';
-    } else {
-        memcpy(b + n, r.ptr + to, r.len - to);
-        n += r.len - to;
-    }
-    redispatch(c, b, n);
-    free(b);
-    return true;
-}
-
 bool pms_mutant_v1r_decode_error(pms_conn *c, const pmc_error *e)
 {
     if (!c->srv->persona->mutant || e->wire == PMC_WIRE_V2)
         return false;
-    const pmc_slice r = e->raw;
-    const char *nul = r.ptr ? memchr(r.ptr, 0, r.len) : NULL;
     if (MUT(c, "v1-many-pairs-silent") && e->code == PMC_E_TOO_MANY_PAIRS)
         return true; /* ERR-3 broken: the client waits */
     if (MUT(c, "v1-empty-cmd-answered") && e->code == PMC_E_CMD_EMPTY) {
@@ -281,22 +229,9 @@ bool pms_mutant_v1r_decode_error(pms_conn *c, const pmc_error *e)
         pms_reply_send(c);
         return true;
     }
-    if (MUT(c, "v1-cmd-cut-at-nul") && e->code == PMC_E_CMD_CHARS && nul)
-        return serve_without(c, e, (size_t)(nul - r.ptr), r.len, true);
-    if (MUT(c, "v1-value-cut-at-nul") && e->code == PMC_E_NUL && nul) {
-        size_t to = (size_t)(nul - r.ptr);
-        while (to < r.len && r.ptr[to] != ' ' && r.ptr[to] != '\n')
-            to++;
-        return serve_without(c, e, (size_t)(nul - r.ptr), to, false);
-    }
-    if (MUT(c, "v1-empty-key-skipped") && e->code == PMC_E_KEY_EMPTY && r.ptr) {
-        for (size_t i = 1; i < r.len; i++)
-            if (r.ptr[i] == '=' && r.ptr[i - 1] == ' ') {
-                size_t to = i;
-                while (to < r.len && r.ptr[to] != ' ' && r.ptr[to] != '\n')
-                    to++;
-                return serve_without(c, e, i - 1, to, false);
-            }
-    }
-    return false;
+    if (MUT(c, "v1-cmd-cut-at-nul") && pms_v1_cmd_cut_at_nul(c, e))
+        return true;
+    if (MUT(c, "v1-value-cut-at-nul") && pms_v1_value_cut_at_nul(c, e))
+        return true;
+    return MUT(c, "v1-empty-key-skipped") && pms_v1_skip_empty_key(c, e);
 }

@@ -39,7 +39,8 @@ static const pms_persona hydra40 = {
     .max_pairs = UNCHECKED, .v1_init_positional = true, .kvsname_must_match = true,
     .v2_strip_last_lf = true, .kvs_keep_first = true, .lookup_noname_miss = true,
     .eof_kills_job = true, .partial_len_fatal = true, .hol_blocking = true,
-    .v1_abort_atoi = true, .v1_abort_needs_exitcode = true,
+    .v1_abort_atoi = true, .v1_abort_needs_exitcode = true, .v1_cmd_nul_ends = true,
+    .v1_empty_key_skipped = true,
 };
 
 static const pms_persona hydra41 = {
