@@ -4,6 +4,11 @@
  * connection holds.  Under PMI_FD there is no listener to open: SKIPPED. */
 #include "damage.h"
 
+/* A second connection the server took for this rank: closing it could end
+ * the job (CONN-6) before the finding is reported, so it stays open until
+ * the process ends. */
+static pws_session *granted;
+
 /* A second connection to PMI_PORT, or NULL after observing why not. */
 static pws_session *second_connection(pcf_ctx *c)
 {
@@ -91,15 +96,16 @@ static void run_pmiid_taken(pcf_ctx *c)
         pcf_show(&m, b, sizeof b);
     else
         snprintf(b, sizeof b, "%s", pws_result_name(r));
+    if (r == PWS_MSG && !refused) {
+        granted = s;
+        pcf_observe(c, "accepted", "initack pmiid=%lld, held by this rank's live connection, "
+                                   "was granted to a second connection: %s", id, b);
+        return;
+    }
     pws_close(s);
     if (r == PWS_TIMEOUT) {
         pcf_observe(c, "no-answer", "initack pmiid=%lld (held by this rank's connection) was "
                                     "neither answered nor closed", id);
-        return;
-    }
-    if (!refused) {
-        pcf_observe(c, "accepted", "initack pmiid=%lld, held by this rank's live connection, "
-                                   "was granted to a second connection: %s", id, b);
         return;
     }
     pws_result own = pcf_ask_served(c, PCFD_ASK_MS);

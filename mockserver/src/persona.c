@@ -40,7 +40,7 @@ static const pms_persona hydra40 = {
     .v2_strip_last_lf = true, .kvs_keep_first = true, .lookup_noname_miss = true,
     .eof_kills_job = true, .partial_len_fatal = true, .hol_blocking = true,
     .v1_abort_atoi = true, .v1_abort_needs_exitcode = true, .v1_cmd_nul_ends = true,
-    .v1_empty_key_skipped = true,
+    .v1_empty_key_skipped = true, .v1_initack_regrants = true,
 };
 
 static const pms_persona hydra41 = {

@@ -96,6 +96,8 @@ typedef struct pms_persona {
                                    * is get_maxes (Hydra 4.0.2, observed) */
     bool v1_empty_key_skipped;    /* a PMI-1 pair "=x" is left out, the line carried out
                                    * (Hydra 4.0.2, observed) */
+    bool v1_initack_regrants;     /* initack of a pmiid another live connection holds is
+                                   * answered as granted (Hydra 4.0.2, observed) */
     bool v1_abort_atoi;           /* abort's exitcode read by atoi: a junk one ends the job
                                    * with status 0 (Hydra 4.0.2, observed) */
     bool v1_abort_needs_exitcode; /* abort without exitcode crashes the server (Hydra 4.0.2's
