@@ -113,8 +113,9 @@ static void do_initack(pms_conn *c, const pmc_msg *m)
     bool ok = pmc_msg_get_int(m, "pmiid", &id) == 1 && c->job && pms_job_bind(c->job, c, (int)id);
     /* V1CMD-29 broken (a mutant, or persona v1_initack_regrants): a pmiid another
      * connection holds is answered as granted */
-    bool fake = !ok && (MUT(c, "v1-pmiid-taken-accepted") || p->v1_initack_regrants) && c->job &&
-                id >= 0 && id < c->job->size;
+    bool taken = !ok && c->job && c->rank < 0 && id >= 0 && id < c->job->size &&
+                 c->job->ranks[id].conn && !c->job->ranks[id].conn->dead;
+    bool fake = taken && (MUT(c, "v1-pmiid-taken-accepted") || p->v1_initack_regrants);
     if (!ok && !fake) {
         pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
                         "initack needs the pmiid of a free rank");
