@@ -44,7 +44,7 @@ const pms_mutant pms_mutants_v1_robust[] = {
     /* §9.1 PMI_PORT mode */
     { "v1-before-initack-silent", "V1CMD-4", "in PMI_PORT mode a command before initack is never answered", NULL, NULL },
     { "v1-pmiid-taken-accepted", "V1CMD-29", "an initack naming a pmiid another live connection holds is answered as granted", NULL, NULL },
-    { "v1-mcmd-any-as-spawn", "V1-16", "an mcmd block of any name is run as spawn", NULL, NULL },
+    { "v1-mcmd-any-as-spawn", "ERR-7", "an mcmd block of any name is run as spawn", NULL, NULL },
     { NULL, NULL, NULL, NULL, NULL },
 };
 
