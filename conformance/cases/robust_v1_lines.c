@@ -167,7 +167,7 @@ static void run_past_1024(pcf_ctx *c)
     memset(v2, 'z', 900);
     v2[900] = 0;
     pmc_enc e;
-    pmc_out o = { 0 };
+    pmc_out o = { 0 }, next = { 0 };
     pmc_msg m;
     pmc_error err;
     char b[300];
@@ -182,11 +182,8 @@ static void run_past_1024(pcf_ctx *c)
         goto out;
     }
     pmc_enc_begin(&e, PMC_WIRE_V1, "get_appnum"); /* in its own write: the next request */
-    pmc_out next = { 0 };
-    if (pcfd_send(c, &o) != 0 || pcfd_encode(c, &e, NULL, &next) != 0) {
-        pmc_out_free(&next);
+    if (pcfd_send(c, &o) != 0 || pcfd_encode(c, &e, NULL, &next) != 0)
         goto out;
-    }
     pws_result r = pcf_recv(c, &m, &err);
     if (r == PWS_EOF) {
         pcf_observe(c, "closed", "closed on a %zu-byte line (above the server's limit)", o.len);
@@ -214,9 +211,9 @@ static void run_past_1024(pcf_ctx *c)
                 pcf_observe(c, "no-answer", "%s, then no answer to get_appnum", b);
         }
     }
-    pmc_out_free(&next);
 out:
     pmc_out_free(&o);
+    pmc_out_free(&next);
 }
 
 /* ---- writes and reads ------------------------------------------------------- */
