@@ -68,6 +68,22 @@ enum { EXIT_GRACE_MS = 5000, EXIT_MIN_MS = 1500, EXIT_CLEAN_MS = 15000, DONE_GRA
 /* How often the launches in flight are looked at; at most this many at once. */
 enum { POLL_MS = 10, MAX_JOBS = 64 };
 
+/* The outcome of a case that was open when the job ended by itself.  A
+ * case whose table names an exit status ("exit-1": the job must end with
+ * it, V1CMD-21) is graded on the launcher's status: that outcome when it
+ * returned it, "exit-other" when it returned another or was killed by a
+ * signal; every other case gets "job-killed". */
+static const char *job_end_outcome(const pcf_case *c, int st)
+{
+    for (int i = 0; i < PCF_MAX_OUTCOMES && c->outcomes[i].name; i++) {
+        const char *nm = c->outcomes[i].name;
+        if (strncmp(nm, "exit-", 5) != 0 || nm[5] < '0' || nm[5] > '9')
+            continue;
+        return WIFEXITED(st) && WEXITSTATUS(st) == atoi(nm + 5) ? nm : "exit-other";
+    }
+    return "job-killed";
+}
+
 /* How a launch ended. */
 typedef enum {
     L_EXITED,    /* the launcher returned by itself */
@@ -1105,7 +1121,7 @@ static void finished(orch *S, running *rn)
     if (in->open_id[0] && !alone) {
         const pcf_entry *e = pcf_case_find(in->open_id);
         pcf_obs ob;
-        const char *oc = killed ? "no-answer" : "job-killed";
+        const char *oc = killed ? "no-answer" : job_end_outcome(e->c, st);
         pcf_grade(e->c, oc, o->strict, &ob);
         char why[1600];
         int w;

@@ -2,6 +2,7 @@
  * malformed one with a specific error, hand the rest to the handlers. */
 #include "internal.h"
 #include "mutant.h"
+#include "mutants_v1_robust.h"
 #include "mutants_v2.h"
 
 #include <stdlib.h>
@@ -288,6 +289,8 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
         pms_fault_observe(c, m); /* after finalize: recorded, never answered */
     else if (pms_mutant_v2_request(c, &m))
         ; /* --mutant: answered by the mutant (mutants_v2.c) */
+    else if (pms_mutant_v1r_request(c, m))
+        ; /* --mutant: served by a PMI-1 robustness mutant (mutants_v1_robust.c) */
     else if (pms_fault_request(c, m))
         ; /* observed; a fault answered it instead (faults.c) */
     else if (m->wire == PMC_WIRE_V2 && c->srv->persona->v2_refused)
@@ -311,6 +314,7 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
     if (c->job && c->rank >= 0)
         c->job->ranks[c->rank].spoke = true;
     pms_mutant_v2_after(c, m);
+    pms_mutant_v1r_after(c, m);
     free(owned);
     free(owned_joined);
 }
