@@ -183,7 +183,6 @@ static void run_long(pcf_ctx *c, size_t klen, size_t vlen)
     begin_put(&e, c);
     pmc_enc_str(&e, "key", key);
     pmc_enc_str(&e, "value", val);
-    pcfd_big_limits(c, true);
     if (pcfd_encode(c, &e, NULL, &o) == 0) {
         int f = put_barrier_get(c, &o, key, &m, &v);
         if (f == 1 && v.len == vlen)
@@ -194,7 +193,6 @@ static void run_long(pcf_ctx *c, size_t klen, size_t vlen)
             pcf_observe(c, "truncated", "put of a %zu-byte key and a %zu-byte value answered rc=0, "
                                         "but the key is not found after the barrier", klen, vlen);
     }
-    pcfd_big_limits(c, false);
 out:
     free(key);
     free(val);
