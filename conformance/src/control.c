@@ -87,7 +87,7 @@ static int hs_v2(pcf_ctx *c, uint64_t dl)
     long long v = -1;
     if (!ok_rc(&m) || pmc_msg_get_int(&m, "pmi_version", &v) != 1 || v != 2) {
         snprintf(h->error, sizeof h->error, "the server refused PMI-2 in response_to_init");
-        return -1;
+        return 1; /* answered: the connection may try PMI-1 (INIT-8's note) */
     }
     pmc_enc_begin(&e, PMC_WIRE_V2, "fullinit");
     int id = h->via_port ? env_int("PMI_ID") : h->env_rank;
@@ -195,7 +195,22 @@ int pcf_ctl_handshake(pcf_ctx *c, unsigned timeout_ms)
     if (pws_open_env(&c->s, "r", h->error, sizeof h->error) != 0)
         return -1;
     uint64_t dl = pws_deadline_ms(timeout_ms);
-    int rc = c->pmi == 1 ? hs_v1(c, dl) : hs_v2(c, dl);
+    int rc;
+    if (c->pmi == 0) {
+        /* whichever the server speaks: PMI-2, else PMI-1 on the same
+         * connection after the refusal (INIT-8) */
+        c->pmi = 2;
+        rc = hs_v2(c, dl);
+        if (rc == 1) {
+            free(h->init_raw);
+            h->init_raw = NULL;
+            c->pmi = 1;
+            rc = hs_v1(c, dl);
+        }
+    } else {
+        rc = c->pmi == 1 ? hs_v1(c, dl) : hs_v2(c, dl);
+    }
+    rc = rc ? -1 : 0;
     h->ok = rc == 0;
     return rc;
 }

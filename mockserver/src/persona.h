@@ -154,6 +154,8 @@ typedef struct pms_persona {
     bool no_local_env;            /* the launcher sets no MPI_LOCALNRANKS/MPI_LOCALRANKID */
     bool kvs_jobid_ignored;       /* kvs-get reads the caller's job whatever jobid names, a
                                    * spawned or connected job's too (Hydra, Slurm: KVS-9) */
+    bool v2_refused;              /* PMI-1 only: init of major version 2 is refused with
+                                   * rc!=0 and pmi_version=1 (INIT-8) */
     bool groups;                  /* the groups extension profile (SPEC.md §12; strict only:
                                    * no deployed server has it, GROUP-4) */
     const char *mutant;           /* a mutant's name: the behaviour PMS_MUTANT() switches on

@@ -49,6 +49,8 @@ static void do_init(pms_conn *c, const pmc_msg *m)
         return;
     }
     int rv = -1, rs = -1;
+    if (p->v2_refused && v == 2)
+        v = 99; /* a PMI-1-only server: 2.x is refused (INIT-8), announcing 1 below */
     if (MUT(c, "v1-init-1-2-refused") && v == 1 && sv == 2)
         v = 99; /* INIT-7 broken: 1.2 is refused */
     if (MUT(c, "v1-init-2x-refused") && v == 2 && sv > 0)
@@ -90,7 +92,7 @@ static void do_init(pms_conn *c, const pmc_msg *m)
         if (p->v1_rc_first && !no_rc)
             pmc_enc_int(e, "rc", rc);
         /* a refusal names the version this server speaks */
-        bool as_v1 = v == 1 && !p->v1_strict_init;
+        bool as_v1 = (v == 1 && !p->v1_strict_init) || p->v2_refused;
         if (rv < 0 && MUT(c, "v1-init-refusal-bad-version")) /* INIT-8 broken: the asked one */
             pmc_enc_int(e, "pmi_version", v), pmc_enc_int(e, "pmi_subversion", sv);
         else {
