@@ -262,8 +262,14 @@ static int fence(pcf_ctx *c, uint64_t dl, char *err, size_t el)
     pmc_msg m;
     if (c->pmi == 1) {
         pmc_enc_begin(&e, PMC_WIRE_V1, "barrier_in");
-        return ctl_send(c, &e, dl, err, el) || ctl_expect(c, "barrier_out", dl, &m, err, el) ? -1
-                                                                                             : 0;
+        if (ctl_send(c, &e, dl, err, el) || ctl_expect(c, "barrier_out", dl, &m, err, el))
+            return -1;
+        long long rc = 0;
+        if (pmc_msg_get_int(&m, "rc", &rc) == 1 && rc != 0) { /* RC-3: no rc is success */
+            snprintf(err, el, "control barrier refused");
+            return -1;
+        }
+        return 0;
     }
     pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-fence");
     if (ctl_send(c, &e, dl, err, el) || ctl_expect(c, "kvs-fence-response", dl, &m, err, el))

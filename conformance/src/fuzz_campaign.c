@@ -710,7 +710,7 @@ static bool kill_replayed(const char *dir, int np, const lres *res)
     bool matched[64] = { false }, diverged[64] = { false }, ran = false, cannot = false;
     while (fgets(line, sizeof line, f)) {
         int r;
-        if (!strncmp(line, "pmi-trace replay: ", 18) || strstr(line, "not found"))
+        if (!strncmp(line, "pmi-trace replay: ", 18) || strstr(line, "command not found"))
             cannot = true; /* a bad trace, no pmi-trace: nothing was replayed */
         if (sscanf(line, "replay: r%d:", &r) == 1 && r >= 0 && r < 64 &&
             strstr(line, "messages matched"))
@@ -819,7 +819,9 @@ static void minimize(camp *C, finding *fd)
     const fz_opts *o = C->o;
     unsigned budget = o->min_attempts;
     char keep[1200] = "", detail[600];
-    int np_first = kill_family(fd->cls) ? 1 : 2;
+    /* two ranks: an honest one shows what the input did to the others (a
+     * killed job's reproducer is confirmed by its lost answers) */
+    int np_first = 2;
     if (np_first > o->np)
         np_first = o->np;
     uint64_t cand[FZ_MAX_LIST];
@@ -839,10 +841,6 @@ static void minimize(camp *C, finding *fd)
         if (keep[0]) {
             rm_dir(keep);
             keep[0] = 0;
-        }
-        if (np < o->np && np == np_first && len == 1 && kill_family(fd->cls)) {
-            np = o->np < 2 ? o->np : 2; /* the honest ranks may matter */
-            continue;
         }
         if (len >= fd->nhist || take == FZ_MAX_LIST)
             break;
