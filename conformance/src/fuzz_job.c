@@ -68,6 +68,10 @@ void fz_trace_name(int rank, char *buf, size_t n)
 
 /* ---------------------------------------------------------------- traces */
 
+/* What pws_shutdown_write() notes in the transcript ("eos" inputs): the
+ * trace says it with an end-of-stream event, which a replay performs. */
+static const char SHUT_NOTE[] = "shutdown(SHUT_WR)";
+
 /* This rank's transcript so far (plus, for the fuzzing rank, the pieces of
  * an input about to be sent: if the job dies during it, the file already
  * holds it).  Times are absolute monotonic microseconds; the campaign
@@ -100,6 +104,8 @@ static void save_trace(const fz_opts *o, int rank, pws_session *s, const fz_inpu
         case PWS_EV_TIMEOUT: pmt_add_event(&t, PMT_EV_TIMEOUT, us, conn, PMT_CLIENT, NULL, 0); break;
         case PWS_EV_NOTE:
             pmt_add_event(&t, PMT_EV_NOTE, us, conn, PMT_CLIENT, ev[i].data, ev[i].len);
+            if (ev[i].len == sizeof SHUT_NOTE - 1 && !memcmp(ev[i].data, SHUT_NOTE, ev[i].len))
+                pmt_add_event(&t, PMT_EV_EOF, us, conn, PMT_CLIENT, NULL, 0); /* replayed */
             break;
         default: break; /* our own close is not part of what the server did */
         }
