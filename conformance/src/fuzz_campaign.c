@@ -536,7 +536,8 @@ static void add_probes(pmt_trace *t, const pmt_trace *in, int nin, const char *f
             continue;
         pmt_add_event(t, PMT_EV_TIMEOUT, end + 1, ask->conn, PMT_CLIENT, NULL, 0);
         t->events[t->nevents - 1].timeout_ms = wait_ms < 1000 ? wait_ms : 1000;
-        pmt_add_event(t, PMT_EV_NOTE, end + 2, ask->conn, PMT_CLIENT, "is the server still there?", 26);
+        static const char q[] = "is the server still there?";
+        pmt_add_event(t, PMT_EV_NOTE, end + 2, ask->conn, PMT_CLIENT, q, sizeof q - 1);
         pmt_add_event(t, PMT_EV_DATA, end + 3, ask->conn, PMT_CLIENT, ask->data, ask->len);
         pmt_add_event(t, PMT_EV_DATA, end + 4, ask->conn, PMT_SERVER, ans->data, ans->len);
     }

@@ -764,7 +764,8 @@ static int one_damaged_v1(rng *r, const fz_env *env, unsigned fam, pmc_out *o, c
     case V1F_UNKNOWN: {
         char name[24];
         rand_letters(r, name, 6 + below(r, 10));
-        snprintf(s.cmd, sizeof s.cmd, "%s", chance(r, 60) ? unknown_names[below(r, sizeof unknown_names / sizeof unknown_names[0])] : name);
+        unsigned nn = sizeof unknown_names / sizeof unknown_names[0];
+        snprintf(s.cmd, sizeof s.cmd, "%s", chance(r, 60) ? unknown_names[below(r, nn)] : name);
         snprintf(desc, dn, "unknown PMI-1 command '%s'", s.cmd);
         *family = "unknown";
         break;

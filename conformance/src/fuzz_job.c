@@ -7,7 +7,8 @@
  * input, for each one's "ok.R" saying it is past the start-up).  The honest
  * ranks answer each "go" with a check round on their own sessions
  * (job-getid, a kvs-put, a kvs-get of a value stored before the campaign;
- * under PMI-1 get_maxes, put and get) within a deadline.  When the fuzzing connection is lost it reconnects in
+ * under PMI-1 get_maxes, put and get) within a deadline.  When the fuzzing
+ * connection is lost it reconnects in
  * PMI_PORT mode; in PMI_FD mode it cannot, so it ends the launch and the
  * campaign continues in the next one.  If the job dies, the log says which
  * input was in flight. */
