@@ -602,6 +602,37 @@ static void release_round(pms_job *j, pms_wait_kind kind, unsigned char *in)
     }
 }
 
+/* FENCE-9: a process that ended before finalize can never join the round,
+ * so every process waiting in a WORLD fence or barrier is told it failed
+ * (FENCE-8: rc!=0 and why), neither left waiting nor answered as if the
+ * round had completed without it.  The persona's error policy applies
+ * (Hydra's ends the job, as the real one does). */
+static void fail_round(pms_job *j, pms_wait_kind kind, const char *who)
+{
+    pms_wait *failed = NULL, **ft = &failed;
+    for (pms_wait **pp = &j->waits; *pp;) {
+        pms_wait *x = *pp;
+        if (x->kind == kind && is_world(x)) {
+            *pp = x->next;
+            x->next = NULL;
+            *ft = x;
+            ft = &x->next;
+        } else {
+            pp = &x->next;
+        }
+    }
+    bool fence = kind == PMS_WAIT_FENCE;
+    pmc_slice cmd = { fence ? "kvs-fence" : "barrier_in", fence ? 9 : 10 };
+    for (pms_wait *x = failed, *n; x; x = n) {
+        n = x->next;
+        if (!x->conn->dead)
+            pms_reply_error(x->conn, fence ? PMC_WIRE_V2 : PMC_WIRE_V1, cmd, thrid_of(x),
+                            PMS_RC_FAIL, "process %s ended before finalize: the %s cannot complete",
+                            who, fence ? "fence" : "barrier");
+        pms_wait_free(x);
+    }
+}
+
 /* Complete a collective (fence or barrier) when every member is waiting in
  * it.  WORLD collectives are counted in one pass (jobs of thousands of
  * ranks); PMI-1.2 sub-groups, which are small and rare, are checked member
@@ -620,6 +651,14 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
         } else if (!grouped) {
             grouped = w;
         }
+    }
+    char lost[64];
+    if (first && !j->aborted && (pms_dead_processes(j, lost, sizeof lost), lost[0]) &&
+        !PMS_MUTANT(j->srv->persona, "fence-lost-rank-completes")) {
+        if (PMS_MUTANT(j->srv->persona, "fence-lost-rank-waits"))
+            return false; /* FENCE-9 broken (mutants_v2.c): the others wait for ever */
+        fail_round(j, kind, lost);
+        return true;
     }
     if (first && kind == PMS_WAIT_FENCE && j->srv->persona->fence_counts_calls) {
         /* Slurm counts kvs-fence calls, not processes: `size` calls end the

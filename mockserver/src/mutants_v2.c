@@ -97,6 +97,8 @@ const pms_mutant pms_mutants_v2[] = {
     { "kvs-srcid-filter", "KVS-10", "a kvs-get with srcid finds nothing unless srcid is the caller's rank", NULL, NULL },
     { "kvs-empty-value-miss", "KVS-11", "a stored empty value is answered found=FALSE", NULL, NULL },
     { "fence-answered-twice", "FENCE-1", "every kvs-fence gets two kvs-fence-response frames", NULL, NULL },
+    { "fence-lost-rank-waits", "FENCE-9", "a process that closes its connection before finalize leaves the others waiting in their fence or barrier for ever", NULL, NULL },
+    { "fence-lost-rank-completes", "FENCE-9", "a process that closes its connection before finalize is dropped from the round: the others' fence or barrier completes rc=0", NULL, NULL },
     { "get-before-fence-closes", "FENCE-4", "a kvs-get of a missing key while the caller has puts it has not fenced closes the connection (B6)", NULL, NULL },
     { "nodeattr-put-dropped", "NODEATTR-1", "info-putnodeattr is answered rc=0 and stores nothing", NULL, NULL },
     { "nodeattr-wrong-value", "NODEATTR-2", "a found node attribute is answered with its key as the value", NULL, NULL },
