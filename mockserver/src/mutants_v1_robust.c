@@ -13,6 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What only port mode shows: the mutant's ranks get PMI_PORT by default. */
+static void port_mode(pms_persona *p)
+{
+    p->port_mode = true;
+}
+
 const pms_mutant pms_mutants_v1_robust[] = {
     /* §4 framing, §2.2 connections */
     { "v1-pairs-table-64", "LIMIT-10", "a PMI-1 line of more than 66 pairs ends the job (a fixed pair table overflows)", NULL, NULL },
@@ -42,8 +48,8 @@ const pms_mutant pms_mutants_v1_robust[] = {
     { "v1-spawn-bad-block-silent", "PAIR-6", "a malformed mcmd=spawn block is never answered", NULL, NULL },
     { "v1-spawn-no-execname-ok", "PAIR-6", "an mcmd=spawn block without execname is answered rc=0, nothing started", NULL, NULL },
     /* §9.1 PMI_PORT mode */
-    { "v1-before-initack-silent", "V1CMD-4", "in PMI_PORT mode a command before initack is never answered", NULL, NULL },
-    { "v1-pmiid-taken-accepted", "V1CMD-30", "an initack naming a pmiid another live connection holds is answered as granted", NULL, NULL },
+    { "v1-before-initack-silent", "V1CMD-4", "in PMI_PORT mode a command before initack is never answered", port_mode, NULL },
+    { "v1-pmiid-taken-accepted", "V1CMD-30", "an initack naming a pmiid another live connection holds is answered as granted", port_mode, NULL },
     { "v1-mcmd-any-as-spawn", "ERR-7", "an mcmd block of any name is run as spawn", NULL, NULL },
     { NULL, NULL, NULL, NULL, NULL },
 };

@@ -176,6 +176,9 @@ typedef struct pms_persona {
                                    * hasNameServ=FALSE */
     bool groups;                  /* the groups extension profile (SPEC.md §12; strict only:
                                    * no deployed server has it, GROUP-4) */
+    bool port_mode;               /* its ranks get PMI_PORT+PMI_ID by default: a mutant of
+                                   * port mode only (initack, pmiid) that mutate's PMI_FD
+                                   * launches would never show */
     const char *mutant;           /* a mutant's name: the behaviour PMS_MUTANT() switches on
                                    * (mutant.h); NULL for the real personas */
 } pms_persona;

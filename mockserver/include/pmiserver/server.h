@@ -66,6 +66,9 @@ typedef struct pms_config {
 
 void pms_config_default(pms_config *c);
 bool pms_persona_exists(const char *name);
+/* The persona (a mutant) only shows in PMI_PORT mode: a launcher gives its
+ * ranks PMI_PORT+PMI_ID unless told otherwise. */
+bool pms_persona_wants_port(const char *name);
 /* The mutants (the strict persona with one clause broken; persona
  * "mutant:NAME"), one per line: name TAB clause TAB what [TAB unobservable: why]. */
 void pms_mutant_list(FILE *f);
