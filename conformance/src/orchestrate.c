@@ -69,19 +69,23 @@ enum { EXIT_GRACE_MS = 5000, EXIT_MIN_MS = 1500, EXIT_CLEAN_MS = 15000, DONE_GRA
 enum { POLL_MS = 10, MAX_JOBS = 64 };
 
 /* The outcome of a case that was open when the job ended by itself.  A
- * case whose table names an exit status ("exit-1": the job must end with
- * it, V1CMD-21) is graded on the launcher's status: that outcome when it
- * returned it, "exit-other" when it returned another or was killed by a
- * signal; every other case gets "job-killed". */
+ * case whose table names exit statuses ("exit-1": the job must end with
+ * it, V1CMD-21; "exit-0": it must not, ABORT-10) is graded on the
+ * launcher's status: the outcome that names it, "exit-other" when none does
+ * or the launcher was killed by a signal; every other case gets
+ * "job-killed". */
 static const char *job_end_outcome(const pcf_case *c, int st)
 {
+    bool named = false; /* the table names exit statuses: one of them, or exit-other */
     for (int i = 0; i < PCF_MAX_OUTCOMES && c->outcomes[i].name; i++) {
         const char *nm = c->outcomes[i].name;
         if (strncmp(nm, "exit-", 5) != 0 || nm[5] < '0' || nm[5] > '9')
             continue;
-        return WIFEXITED(st) && WEXITSTATUS(st) == atoi(nm + 5) ? nm : "exit-other";
+        named = true;
+        if (WIFEXITED(st) && WEXITSTATUS(st) == atoi(nm + 5))
+            return nm;
     }
-    return "job-killed";
+    return named ? "exit-other" : "job-killed";
 }
 
 /* How a launch ended. */

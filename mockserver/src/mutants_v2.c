@@ -78,6 +78,7 @@ const pms_mutant pms_mutants_v2[] = {
     { "fullinit-again-ok", "FULLINIT-12", "a second fullinit is answered rc=0", NULL, NULL },
     { "finalize-no-response", "FINALIZE-1", "finalize closes the connection without finalize-response", NULL, NULL },
     { "abort-answered", "ABORT-3", "abort is answered with abort-response", NULL, NULL },
+    { "v2-abort-exitcode-atoi", "ABORT-10", "a malformed exitcode is read as atoi does: exitcode=junk ends the job with 0", NULL, NULL },
     { "job-getid-per-rank", "JOB-1", "job-getid answers a different jobid to each rank", NULL, NULL },
     { "job-connect-no-kvscopy", "JOB-3", "job-connect-response carries no kvscopy", NULL, NULL },
     { "job-disconnect-always-ok", "JOB-4", "job-disconnect of a job not connected is answered rc=0", NULL, NULL },
