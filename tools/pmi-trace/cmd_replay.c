@@ -70,6 +70,8 @@ static int write_piece(int fd, const char *p, size_t n)
 
 static int do_send(rconn *c, const pmt_action *a)
 {
+    if (a->pause_ms) /* a late rank: the recording waited here (pause=MS) */
+        usleep(a->pause_ms * 1000u);
 #ifdef PMT_HAVE_PMISESSION
     if (c->s)
         return pws_send_split(c->s, a->buf, a->len, a->cuts, a->ncuts, a->delay_ms,
@@ -89,6 +91,31 @@ static int do_send(rconn *c, const pmt_action *a)
         at = end;
     }
     return 0;
+}
+
+/* --judge: does the failure the trace marks come back on this connection?
+ * One line per connection that has failure marks; returns 1 reproduced,
+ * 0 not reproduced (a mark diverged: the server now answers otherwise),
+ * 2 undecided (the replay diverged before reaching the marks), -1 none. */
+static int judge(const rconn *c)
+{
+    size_t got = 0, n = pmt_runner_failures(c->r, &got);
+    const pmt_divergence *d = pmt_runner_divergence(c->r);
+    if (!n)
+        return -1;
+    if (d && d->failure) {
+        printf("judge %s: not-reproduced: expected %s; actual %s\n", c->label, d->expected,
+               d->actual);
+        return 0;
+    }
+    if (got == n) {
+        printf("judge %s: reproduced: %zu failure mark%s as recorded\n", c->label, n,
+               n == 1 ? "" : "s");
+        return 1;
+    }
+    printf("judge %s: undecided: diverged before the failure (line %u): expected %s; actual %s\n",
+           c->label, d ? d->line : 0, d ? d->expected : "?", d ? d->actual : "?");
+    return 2;
 }
 
 /* Run every connection's runner until each is done or diverged.  Returns
@@ -276,6 +303,11 @@ static void replay_usage(FILE *f)
           "  --tolerate-kvs TEXT  values of KVS keys containing TEXT may differ (default:\n"
           "                       businesscard -bcast- -allgather-shm- PMI_hostname hwloc)\n"
           "  --timeout MS         wait at most MS for each message (10000)\n"
+          "  --judge              (--server) judge the failure marks (S>C failure, eof S\n"
+          "                       failure): other answers need only the same command;\n"
+          "                       prints 'judge CONN: reproduced|not-reproduced|undecided'\n"
+          "                       and exits 1, 0 or 2 for them (4 when no connection\n"
+          "                       played has a mark)\n"
           "  -v                   log what is sent\n"
           "exit status: 0 every message matched, 1 a divergence (printed side by side),\n"
           "2 usage or trace error, 3 cannot connect or start PROGRAM\n",
@@ -294,7 +326,7 @@ int cmd_replay(int argc, char **argv)
     for (size_t k = 0; d->kvskeys[k] && nkvs < 20; k++)
         kvs[nkvs++] = d->kvskeys[k];
     unsigned timeout = 10000;
-    bool verbose = false;
+    bool verbose = false, judged = false;
     char **prog = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -317,6 +349,8 @@ int cmd_replay(int argc, char **argv)
             timeout = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (!strcmp(a, "-v")) {
             verbose = true;
+        } else if (!strcmp(a, "--judge")) {
+            judged = true;
         } else if (!strcmp(a, "--")) {
             prog = argv + i + 1;
             if (!*prog)
@@ -383,7 +417,7 @@ int cmd_replay(int argc, char **argv)
         status = EXIT_USAGE;
         goto out;
     }
-    pmt_runner_opts ro = { &mo, NULL, timeout, 0, 0 };
+    pmt_runner_opts ro = { &mo, NULL, timeout, 0, 0, judged };
     for (size_t k = 0; k < nl; k++) {
         char err[300];
         memcpy(c[k].label, labels[k], PMT_CONN_MAX);
@@ -422,6 +456,16 @@ int cmd_replay(int argc, char **argv)
             }
         }
         status = run_all(c, nl, verbose) ? EXIT_FINDINGS : EXIT_OK;
+        if (judged) {
+            int worst = -1; /* not reproduced wins over reproduced, both over undecided */
+            for (size_t k = 0; k < nl; k++) {
+                int j = judge(&c[k]);
+                if (j == 0 || (j == 1 && worst != 0) || (j == 2 && worst < 0))
+                    worst = j;
+            }
+            fflush(stdout);
+            status = worst < 0 ? 4 : worst;
+        }
     } else {
         size_t nranks = 0;
         for (size_t k = 0; k < nl; k++)
