@@ -94,28 +94,73 @@ static int do_send(rconn *c, const pmt_action *a)
 }
 
 /* --judge: does the failure the trace marks come back on this connection?
- * One line per connection that has failure marks; returns 1 reproduced,
- * 0 not reproduced (a mark diverged: the server now answers otherwise),
- * 2 undecided (the replay diverged before reaching the marks), -1 none. */
-static int judge(const rconn *c)
+ * One line per connection that has failure marks: reproduced, not
+ * reproduced (a mark diverged: the server now answers otherwise), or
+ * undecided (the replay diverged before reaching the marks). */
+static void judge(const rconn *c)
 {
     size_t got = 0, n = pmt_runner_failures(c->r, &got);
     const pmt_divergence *d = pmt_runner_divergence(c->r);
     if (!n)
-        return -1;
+        return;
     if (d && d->failure) {
-        printf("judge %s: not-reproduced: expected %s; actual %s\n", c->label, d->expected,
+        printf("judge %s: not-reproduced: expected %.300s; actual %.300s\n", c->label, d->expected,
                d->actual);
-        return 0;
+        return;
     }
     if (got == n) {
         printf("judge %s: reproduced: %zu failure mark%s as recorded\n", c->label, n,
                n == 1 ? "" : "s");
-        return 1;
+        return;
     }
-    printf("judge %s: undecided: diverged before the failure (line %u): expected %s; actual %s\n",
+    printf("judge %s: undecided: diverged before the failure (line %u): expected %.300s; actual "
+           "%.300s\n",
            c->label, d ? d->line : 0, d ? d->expected : "?", d ? d->actual : "?");
-    return 2;
+}
+
+/* --judge: leave the job as a rank does, with finalize (the wire of the
+ * connection's first write), so that a server does not end the job for a
+ * rank that only stopped early.  Waits at most ms for the answer. */
+static void leave(rconn *c, const pmt_trace *t, unsigned ms)
+{
+    const pmt_event *first = NULL;
+    for (size_t i = 0; i < t->nevents && !first; i++)
+        if (!strcmp(t->events[i].conn, c->label) && t->events[i].kind == PMT_EV_DATA &&
+            t->events[i].side == PMT_CLIENT)
+            first = &t->events[i];
+    if (!first || c->fd < 0)
+        return;
+    bool v1 = first->form == PMT_FORM_MSG ? !strncmp(first->data, "v1 ", 3)
+                                          : first->len >= 4 && !memcmp(first->data, "cmd=", 4);
+    pmc_enc e;
+    pmc_out o = { 0 };
+    pmc_error err;
+    pmc_enc_begin(&e, v1 ? PMC_WIRE_V1 : PMC_WIRE_V2, "finalize");
+    if (pmc_enc_end(&e, NULL, &o, &err) == 0 && write_piece(c->fd, o.buf, o.len) == 0) {
+        pmc_decoder *d = pmc_decoder_new(NULL);
+        uint64_t until = mono_ms() + ms;
+        while (d && mono_ms() < until) {
+            pmc_msg m;
+            int rc = pmc_decoder_next(d, &m, &err);
+            if (rc == PMC_MSG && (pmc_slice_eq(m.name, "finalize_ack") ||
+                                  pmc_slice_eq(m.name, "finalize-response")))
+                break;
+            if (rc == PMC_MSG)
+                continue;
+            if (rc == PMC_ERR)
+                break;
+            struct pollfd pf = { c->fd, POLLIN, 0 };
+            if (poll(&pf, 1, (int)(until - mono_ms())) <= 0)
+                break;
+            char buf[4096];
+            ssize_t r = read(c->fd, buf, sizeof buf);
+            if (r <= 0)
+                break;
+            pmc_decoder_feed(d, buf, (size_t)r);
+        }
+        pmc_decoder_free(d);
+    }
+    pmc_out_free(&o);
 }
 
 /* Run every connection's runner until each is done or diverged.  Returns
@@ -306,8 +351,8 @@ static void replay_usage(FILE *f)
           "  --judge              (--server) judge the failure marks (S>C failure, eof S\n"
           "                       failure): other answers need only the same command;\n"
           "                       prints 'judge CONN: reproduced|not-reproduced|undecided'\n"
-          "                       and exits 1, 0 or 2 for them (4 when no connection\n"
-          "                       played has a mark)\n"
+          "                       for each connection with marks, then finalizes and\n"
+          "                       exits 0 (a launcher must not end the job for it)\n"
           "  -v                   log what is sent\n"
           "exit status: 0 every message matched, 1 a divergence (printed side by side),\n"
           "2 usage or trace error, 3 cannot connect or start PROGRAM\n",
@@ -457,14 +502,12 @@ int cmd_replay(int argc, char **argv)
         }
         status = run_all(c, nl, verbose) ? EXIT_FINDINGS : EXIT_OK;
         if (judged) {
-            int worst = -1; /* not reproduced wins over reproduced, both over undecided */
-            for (size_t k = 0; k < nl; k++) {
-                int j = judge(&c[k]);
-                if (j == 0 || (j == 1 && worst != 0) || (j == 2 && worst < 0))
-                    worst = j;
-            }
+            for (size_t k = 0; k < nl; k++)
+                judge(&c[k]);
             fflush(stdout);
-            status = worst < 0 ? 4 : worst;
+            for (size_t k = 0; k < nl; k++)
+                leave(&c[k], &t, timeout);
+            status = EXIT_OK; /* the judge lines are the result */
         }
     } else {
         size_t nranks = 0;

@@ -310,6 +310,14 @@ typedef struct sstate {
     char ctxkey[128];
 } sstate;
 
+/* A rewritten write keeps what a reproducer marks on it: the failure the
+ * replay judges and the pause before it. */
+static void keep_marks(pmt_event *ne, const pmt_event *ev)
+{
+    ne->flags = ev->flags;
+    ne->pause_ms = ev->pause_ms;
+}
+
 static int emit_chunk(scrub *s, const pmt_trace *t, sstate *st, pmt_trace *o)
 {
     if (!st->nev)
@@ -363,6 +371,8 @@ static int emit_chunk(scrub *s, const pmt_trace *t, sstate *st, pmt_trace *o)
             rc = scrub_text(s, ev->data, ev->len, &x);
             if (!rc && pmt_add_event(o, PMT_EV_DATA, ev->usec, ev->conn, ev->side, x.buf, x.len))
                 rc = -1;
+            if (!rc)
+                keep_marks(&o->events[o->nevents - 1], ev);
             pmc_out_free(&x);
         }
     } else if (!rc) {
@@ -373,6 +383,8 @@ static int emit_chunk(scrub *s, const pmt_trace *t, sstate *st, pmt_trace *o)
                 continue;
             const pmt_event *ev = &t->events[st->first + (k < st->nev ? k : st->nev - 1)];
             rc = pmt_add_event(o, PMT_EV_DATA, ev->usec, ev->conn, ev->side, all.buf + at, end - at);
+            if (!rc)
+                keep_marks(&o->events[o->nevents - 1], ev);
             at = end;
         }
     }
@@ -534,6 +546,7 @@ int cmd_scrub(int argc, char **argv)
             ne->flags = ev->flags;
             ne->timeout_ms = ev->timeout_ms;
             ne->delay_ms = ev->delay_ms;
+            ne->pause_ms = ev->pause_ms;
             ne->ncuts = ev->form == PMT_FORM_MSG ? 0 : ev->ncuts;
             memcpy(ne->cuts, ev->cuts, sizeof ne->cuts);
             for (uint32_t c = 0; c < ne->ncuts; c++)

@@ -266,11 +266,23 @@ static size_t group_end(const pmt_runner *r, size_t i)
 }
 
 /* Judged replays: a message that is not the failure only has to be the
- * answer the trace has there (its command), whatever its values. */
-static bool lenient_match(const pmt_runner *r, const step *s, const pmc_msg *m)
+ * answer the trace has there (its command), whatever its values; the live
+ * values of the tolerated keys (kvsname, jobid, port...) are still learnt. */
+static bool lenient_match(pmt_runner *r, const step *s, const pmc_msg *m)
 {
-    return r->o.lenient && !(s->flags & PMT_F_FAILURE) && s->pat.cmd &&
-           pmc_slice_eq(m->name, s->pat.cmd);
+    if (!r->o.lenient || (s->flags & PMT_F_FAILURE) || !s->pat.cmd ||
+        !pmc_slice_eq(m->name, s->pat.cmd))
+        return false;
+    for (size_t i = 0; i < s->pat.n; i++) {
+        const pmt_ppair *pp = &s->pat.pairs[i];
+        pmc_slice live;
+        if (pp->kind != PMT_PV_LIT || !pmc_msg_get(m, pp->key, &live))
+            continue;
+        for (size_t k = 0; r->o.match->keys && r->o.match->keys[k]; k++)
+            if (!strcmp(pp->key, r->o.match->keys[k]))
+                pmt_vars_map(r->v, pp->val, pp->vlen, live.ptr, live.len);
+    }
+    return true;
 }
 
 static void handle_msg(pmt_runner *r, const pmc_msg *m)

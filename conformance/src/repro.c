@@ -1,0 +1,353 @@
+/* A case that did not pass, as a bug report: DIR/repro/<case id, / as _>/
+ * holds every rank's session from its first byte (repro.trace, v2, run
+ * through pmi-trace scrub), replay.sh and README.
+ *
+ * The trace is played by `pmi-trace replay --server --judge` under the
+ * user's launcher, one process per rank.  Values the server chooses
+ * (kvsname, jobid, ports) are learnt from its answers at replay (the
+ * replay's tolerated keys); a rank that waited in the recording waits
+ * again (pause=MS before its write); the answers the case failed on are
+ * failure marks, and only they decide whether the failure came back. */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A gap this long before a write, inside the case, is the harness waiting
+ * on purpose (a late rank, a pause), not the machine being slow. */
+enum { PAUSE_MIN_US = 50000, MAX_CONNS = 64 };
+
+typedef struct conn_state {
+    char label[PMT_CONN_MAX];
+    bool in_case;  /* past its "case ..." note */
+    uint64_t prev; /* time of its previous event */
+    bool marked, sent;
+} conn_state;
+
+static conn_state *conn_get(conn_state *cs, size_t *n, const char *label)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(cs[i].label, label))
+            return &cs[i];
+    if (*n == MAX_CONNS)
+        return NULL;
+    conn_state *c = &cs[(*n)++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->label, sizeof c->label, "%s", label);
+    return c;
+}
+
+/* "observed <outcome>: ..." (ctx.c's note for each observation). */
+static bool observed(const pmt_event *e, const char *outcome)
+{
+    size_t k = strlen(outcome);
+    return e->kind == PMT_EV_NOTE && e->len > 9 + k && !strncmp(e->data, "observed ", 9) &&
+           !strncmp(e->data + 9, outcome, k) && e->data[9 + k] == ':';
+}
+
+static bool is_answer(const pmt_event *e)
+{
+    return e->side == PMT_SERVER && (e->kind == PMT_EV_DATA || e->kind == PMT_EV_EOF);
+}
+
+/* The sessions as a reproducer: pauses kept, failure marks set.  *jobend:
+ * the failure is the job (or the connection) ending. */
+static void build(const pmt_trace *in, const pcf_result *r, pmt_trace *out, conn_state *cs,
+                  size_t *ncs, bool *jobend)
+{
+    *ncs = 0;
+    for (size_t i = 0; i < in->nevents; i++) {
+        const pmt_event *e = &in->events[i];
+        conn_state *c = conn_get(cs, ncs, e->conn);
+        pmt_add_event(out, e->kind, e->usec, e->conn, e->side, e->data, e->len);
+        if (!c)
+            continue;
+        pmt_event *o = &out->events[out->nevents - 1];
+        if (e->kind == PMT_EV_NOTE && !strncmp(e->data, "case ", 5))
+            c->in_case = true;
+        if (c->in_case && e->kind == PMT_EV_DATA && e->side == PMT_CLIENT) {
+            if (e->usec - c->prev >= PAUSE_MIN_US)
+                o->pause_ms = (uint32_t)((e->usec - c->prev) / 1000);
+            c->sent = true;
+        }
+        c->prev = e->usec;
+        if (c->in_case && observed(e, r->outcome)) {
+            /* the answer it observed: the last one before the note */
+            for (size_t j = out->nevents - 1; j-- > 0;) {
+                pmt_event *a = &out->events[j];
+                if (strcmp(a->conn, e->conn))
+                    continue;
+                if (a->kind == PMT_EV_NOTE && !strncmp(a->data, "case ", 5))
+                    break;
+                if (a->kind == PMT_EV_TIMEOUT)
+                    break; /* it saw silence: no answer to mark */
+                if (is_answer(a)) {
+                    a->flags |= PMT_F_FAILURE;
+                    c->marked = true;
+                    break;
+                }
+            }
+        }
+    }
+    *jobend = true;
+    for (size_t k = 0; k < *ncs; k++)
+        if (cs[k].marked)
+            *jobend = false;
+    if (!*jobend)
+        return;
+    /* No answer was the failure (the job ended, the orchestrator graded
+     * it): each rank that sent something in the case sees its connection
+     * end, as recorded, or as the job's end cut the recording short. */
+    uint64_t last = out->nevents ? out->events[out->nevents - 1].usec : 0;
+    for (size_t k = 0; k < *ncs; k++) {
+        if (!cs[k].sent)
+            continue;
+        pmt_event *end = NULL;
+        for (size_t j = out->nevents; j-- > 0;) {
+            pmt_event *a = &out->events[j];
+            if (strcmp(a->conn, cs[k].label) || a->kind == PMT_EV_NOTE)
+                continue;
+            end = a;
+            break;
+        }
+        if (end && end->kind == PMT_EV_EOF && end->side == PMT_SERVER) {
+            end->flags |= PMT_F_FAILURE;
+        } else if (pmt_add_event(out, PMT_EV_EOF, last, cs[k].label, PMT_SERVER, NULL, 0) == 0) {
+            out->events[out->nevents - 1].flags = PMT_F_FAILURE;
+        }
+        cs[k].marked = true;
+    }
+}
+
+/* 'text' for sh, on one line. */
+static void sh_quote(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; s && *s; s++) {
+        if (*s == '\'')
+            fputs("'\\''", f);
+        else if (*s == '\n')
+            fputs("; ", f);
+        else
+            fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+static int run_scrub(const char *pt, const char *in, const char *out)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        int nul = open("/dev/null", O_WRONLY);
+        if (nul >= 0) {
+            dup2(nul, STDOUT_FILENO);
+            dup2(nul, STDERR_FILENO);
+        }
+        execlp(pt, pt, "scrub", "-o", out, in, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0)
+        return -1;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static void write_script(const char *path, const pcf_result *r, const char *tmpl, int nranks,
+                         const conn_state *cs, size_t ncs, bool jobend, const char *pt,
+                         const char *expected)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    fprintf(f, "#!/bin/sh\n"
+               "# Reproducer of pmi2-conform case %s (see README).\n"
+               "# usage: replay.sh 'LAUNCH TEMPLATE'   ({n}: the ranks), e.g. 'mpiexec.hydra -n {n}'\n"
+               "# exit 1: the failure reproduces; 0: it does not (the server now answers\n"
+               "# otherwise where it failed); 2: the replay cannot run or cannot tell.\n"
+               "# PMI_TRACE names pmi-trace; REPLAY_TIMEOUT_MS bounds each wait (3000).\n",
+            r->e->c->id);
+    fputs("tmpl=${1:-", f);
+    sh_quote(f, tmpl ? tmpl : "");
+    fputs("}\ncase_id=", f);
+    sh_quote(f, r->e->c->id);
+    fputs("\nexpected=", f);
+    sh_quote(f, expected);
+    fputs("\nrecorded=", f);
+    char one[2048];
+    pcf_one_line(one, sizeof one, r->actual ? r->actual : "");
+    sh_quote(f, one);
+    fprintf(f, "\nranks=%d\njobend=%d\nmarked='", nranks, jobend ? 1 : 0);
+    for (size_t k = 0, w = 0; k < ncs; k++)
+        if (cs[k].marked)
+            fprintf(f, "%s%s", w++ ? " " : "", cs[k].label);
+    fputs("'\npt=${PMI_TRACE:-", f);
+    sh_quote(f, pt);
+    fputs("}\n", f);
+    fputs("command -v \"$pt\" >/dev/null 2>&1 || pt=pmi-trace\n"
+          "here=$(cd \"$(dirname \"$0\")\" && pwd) || exit 2\n"
+          "if [ -z \"$tmpl\" ]; then echo \"usage: $0 'LAUNCH TEMPLATE'\" >&2; exit 2; fi\n"
+          "launch=$(printf '%s\\n' \"$tmpl\" | sed \"s/{n}/$ranks/g\")\n"
+          "out=$(mktemp) || exit 2\n"
+          "trap 'rm -f \"$out\"' EXIT\n"
+          "# the launcher starts one replay per rank; each plays connection r<PMI_RANK>\n"
+          "timeout 120 sh -c \"$launch \\\"\\$0\\\" replay --server --judge --timeout "
+          "${REPLAY_TIMEOUT_MS:-3000} \\\"\\$1\\\"\" \"$pt\" \"$here/repro.trace\" >\"$out\" 2>&1\n"
+          "st=$?\n"
+          "echo \"case:     $case_id\"\n"
+          "echo \"expected: $expected\"\n"
+          "echo \"recorded: $recorded\"\n"
+          "grep '^judge ' \"$out\" | sed 's/^/actual:   /'\n"
+          "if grep -q '^judge [^:]*: not-reproduced' \"$out\"; then\n"
+          "    echo 'result:   not reproduced: the server now answers otherwise where it failed'\n"
+          "    exit 0\n"
+          "fi\n"
+          "if grep -q '^judge [^:]*: reproduced' \"$out\"; then\n"
+          "    echo 'result:   reproduced'\n"
+          "    exit 1\n"
+          "fi\n"
+          "# a rank that never reported was ended with its job\n"
+          "gone=''\n"
+          "for r in $marked; do grep -q \"^judge $r:\" \"$out\" || gone=\"$gone $r\"; done\n"
+          "if [ \"$jobend\" = 1 ] && [ -n \"$gone\" ] && ! grep -q 'no connection\\|cannot connect' \"$out\"; then\n"
+          "    echo \"actual:   the job ended before$gone could report (launcher status $st)\"\n"
+          "    echo 'result:   reproduced'\n"
+          "    exit 1\n"
+          "fi\n"
+          "echo \"result:   cannot tell (launcher status $st); its output:\"\n"
+          "sed 's/^/  /' \"$out\"\n"
+          "exit 2\n",
+          f);
+    fclose(f);
+    chmod(path, 0755);
+}
+
+static void write_readme(const char *path, const pcf_results *rs, const pcf_result *r,
+                         const char *tmpl, const char *expected, bool jobend, bool scrubbed,
+                         bool have)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    const pcf_case *c = r->e->c;
+    const pcf_clause *cl = pcf_grading_clause(r);
+    fprintf(f, "%s: %s (%s)\n\n", c->id, pcf_verdict_name(r->verdict), r->outcome);
+    fprintf(f, "Case:      %s: %s\n", c->id, c->desc);
+    if (cl)
+        fprintf(f, "Clause:    %s (%s, %s): \"%s\"\n", cl->id, cl->level_text, cl->title, cl->text);
+    fprintf(f, "Expected:  %s\n", expected);
+    fprintf(f, "Actual:    %s (%s)\n", pcf_verdict_name(r->verdict), r->outcome);
+    if (r->actual && *r->actual) {
+        const char *p = r->actual;
+        while (*p) {
+            size_t k = strcspn(p, "\n");
+            fprintf(f, "           %.*s\n", (int)k, p);
+            p += k + (p[k] == '\n');
+        }
+    }
+    fprintf(f, "Server:    %s\n", rs->target);
+    fprintf(f, "Tool:      pmi2-conform %s\n\n", PCF_TOOL_VERSION);
+    if (!have) {
+        fprintf(f, "No rank's session of this case was recorded, so there is nothing to replay\n"
+                   "(replay.sh exits 2).  Run the case alone: pmi2-conform server --launch "
+                   "'%s' '%s'\n",
+                tmpl ? tmpl : "LAUNCH TEMPLATE", c->id);
+        fclose(f);
+        return;
+    }
+    fprintf(f, "Replay:    ./replay.sh '%s'\n\n", tmpl ? tmpl : "LAUNCH TEMPLATE");
+    fprintf(f,
+            "repro.trace holds every rank's PMI session of the case from its first byte (start-up\n"
+            "included), as the harness sent and received it%s.  replay.sh starts one\n"
+            "`pmi-trace replay --server --judge` per rank under the launch template; each plays\n"
+            "its rank's writes, learning what the server chooses (kvsname, jobid, ports) from the\n"
+            "server's answers, and waits where the recording waited (pause=MS).  The answers the\n"
+            "case failed on are marked `failure` in the trace%s; only they decide:\n"
+            "exit 1 when they come back as recorded, 0 when the server answers otherwise there,\n"
+            "2 when the replay cannot run or diverges before reaching them.\n\n"
+            "See the sessions: pmi-trace show repro.trace\n",
+            scrubbed ? " (scrubbed by pmi-trace scrub: hosts, users, paths, ports)" : "",
+            jobend ? " (here: the connection, or the job, ending after the case's writes)" : "");
+    fclose(f);
+}
+
+int pcf_repro_write(const pcf_results *rs, const pcf_opts *o, const pcf_result *r, char *rel,
+                    size_t reln)
+{
+    const pcf_case *c = r->e->c;
+    char safe[160], dir[1024], path[1100], raw[1100];
+    pcf_safe_name(c->id, safe, sizeof safe);
+    snprintf(dir, sizeof dir, "%s/repro", o->json_dir);
+    mkdir(dir, 0777);
+    snprintf(dir, sizeof dir, "%s/repro/%s", o->json_dir, safe);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return -1;
+    snprintf(rel, reln, "repro/%s", safe);
+    /* a template the user can run again: the one this run launched with */
+    const char *tmpl = o->launch;
+    char expected[1500];
+    pcf_expected_text(r, expected, sizeof expected);
+    char pb[1100];
+    const char *pt = pcf_pmitrace_path(NULL, pb, sizeof pb);
+
+    pcf_merged m;
+    pcf_merge_sessions(rs, c, &m);
+    pmt_trace t;
+    pmt_trace_init(&t);
+    conn_state cs[MAX_CONNS];
+    size_t ncs = 0;
+    bool jobend = false, scrubbed = false;
+    int nranks = 0;
+    if (m.have) {
+        char b[600];
+        snprintf(b, sizeof b, "pmi2-conform %s reproducer: case %s, %s (%s), every rank's session",
+                 PCF_TOOL_VERSION, c->id, pcf_verdict_name(r->verdict), r->outcome);
+        pmt_add_source(&t, b);
+        pmt_add_meta(&t, "case", c->id);
+        pmt_add_meta(&t, "clause", r->clause[0] ? r->clause : c->clause);
+        pmt_add_meta(&t, "verdict", pcf_verdict_name(r->verdict));
+        pmt_add_meta(&t, "outcome", r->outcome);
+        build(&m.t, r, &t, cs, &ncs, &jobend);
+        for (size_t k = 0; k < ncs; k++)
+            if (cs[k].label[0] == 'r' && atoi(cs[k].label + 1) + 1 > nranks)
+                nranks = atoi(cs[k].label + 1) + 1;
+        snprintf(b, sizeof b, "%d", nranks);
+        pmt_add_meta(&t, "ranks", b);
+        t.version = 2;
+        snprintf(raw, sizeof raw, "%s/repro.unscrubbed.trace", dir);
+        snprintf(path, sizeof path, "%s/repro.trace", dir);
+        FILE *f = fopen(raw, "w");
+        if (f) {
+            pmt_write(f, &t, NULL, NULL);
+            fclose(f);
+            /* by default a reproducer is fit to publish: scrubbed */
+            scrubbed = run_scrub(pt, raw, path) == 0;
+            if (scrubbed)
+                unlink(raw);
+            else
+                rename(raw, path);
+        }
+    }
+    snprintf(path, sizeof path, "%s/replay.sh", dir);
+    if (m.have) {
+        write_script(path, r, tmpl, nranks, cs, ncs, jobend, pt, expected);
+    } else {
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fprintf(f, "#!/bin/sh\necho 'no session of %s was recorded: nothing to replay' >&2\n"
+                       "exit 2\n",
+                    c->id);
+            fclose(f);
+            chmod(path, 0755);
+        }
+    }
+    snprintf(path, sizeof path, "%s/README", dir);
+    write_readme(path, rs, r, tmpl, expected, jobend, scrubbed, m.have);
+    pmt_trace_free(&t);
+    pmt_trace_free(&m.t);
+    return 0;
+}
