@@ -9,6 +9,7 @@
  * again (pause=MS before its write); the answers the case failed on are
  * failure marks, and only they decide whether the failure came back. */
 #include "report.h"
+#include "pmitrace/steps.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +28,7 @@ typedef struct conn_state {
     bool in_case;  /* past its "case ..." note */
     uint64_t prev; /* time of its previous event */
     bool marked, sent;
+    uint32_t paused; /* its pauses, in ms: how long its replay waits in all */
 } conn_state;
 
 static conn_state *conn_get(conn_state *cs, size_t *n, const char *label)
@@ -55,6 +57,48 @@ static bool is_answer(const pmt_event *e)
     return e->side == PMT_SERVER && (e->kind == PMT_EV_DATA || e->kind == PMT_EV_EOF);
 }
 
+/* No answer was the failure: the job ended, or the other ranks lost their
+ * service (the orchestrator graded it; ERR-2).  So a rank that is still
+ * there after the case's writes asks the server, as rank 0 did after the
+ * case (job-getid, or get_maxes on PMI-1), and its connection ending (or
+ * no answer, for others-affected) is the failure: a server that closes
+ * only the offending connection conforms. */
+static void probe_after(pmt_trace *out, const pcf_result *r, conn_state *cs, size_t ncs)
+{
+    conn_state *probe = NULL;
+    uint32_t wait = 0; /* the writers' pauses: the probe asks after them */
+    for (size_t k = 0; k < ncs; k++) {
+        if (!strcmp(cs[k].label, "r0"))
+            probe = &cs[k];
+        if (cs[k].paused > wait)
+            wait = cs[k].paused;
+    }
+    if (!probe && ncs)
+        probe = &cs[0];
+    if (!probe)
+        return;
+    bool v1 = pmt_conn_wire(out, probe->label, PMT_CLIENT) == PMC_WIRE_V1;
+    pmc_enc e;
+    pmc_out o = { 0 };
+    pmc_error err;
+    pmc_enc_begin(&e, v1 ? PMC_WIRE_V1 : PMC_WIRE_V2, v1 ? "get_maxes" : "job-getid");
+    uint64_t last = out->nevents ? out->events[out->nevents - 1].usec : 0;
+    if (pmc_enc_end(&e, NULL, &o, &err) == 0 &&
+        pmt_add_event(out, PMT_EV_DATA, last, probe->label, PMT_CLIENT, o.buf, o.len) == 0) {
+        out->events[out->nevents - 1].pause_ms = wait + 1000;
+        probe->paused = wait + 1000;
+        bool silent = !strcmp(r->outcome, "others-affected") && r->actual &&
+                      strstr(r->actual, "within");
+        if (pmt_add_event(out, silent ? PMT_EV_TIMEOUT : PMT_EV_EOF, last, probe->label,
+                          silent ? PMT_CLIENT : PMT_SERVER, NULL, 0) == 0) {
+            out->events[out->nevents - 1].flags = PMT_F_FAILURE;
+            out->events[out->nevents - 1].timeout_ms = silent ? 1000 : 0;
+            probe->marked = true;
+        }
+    }
+    pmc_out_free(&o);
+}
+
 /* The sessions as a reproducer: pauses kept, failure marks set.  *jobend:
  * the failure is the job (or the connection) ending. */
 static void build(const pmt_trace *in, const pcf_result *r, pmt_trace *out, conn_state *cs,
@@ -73,6 +117,7 @@ static void build(const pmt_trace *in, const pcf_result *r, pmt_trace *out, conn
         if (c->in_case && e->kind == PMT_EV_DATA && e->side == PMT_CLIENT) {
             if (e->usec - c->prev >= PAUSE_MIN_US)
                 o->pause_ms = (uint32_t)((e->usec - c->prev) / 1000);
+            c->paused += o->pause_ms;
             c->sent = true;
         }
         c->prev = e->usec;
@@ -98,30 +143,8 @@ static void build(const pmt_trace *in, const pcf_result *r, pmt_trace *out, conn
     for (size_t k = 0; k < *ncs; k++)
         if (cs[k].marked)
             *jobend = false;
-    if (!*jobend)
-        return;
-    /* No answer was the failure (the job ended, the orchestrator graded
-     * it): each rank that sent something in the case sees its connection
-     * end, as recorded, or as the job's end cut the recording short. */
-    uint64_t last = out->nevents ? out->events[out->nevents - 1].usec : 0;
-    for (size_t k = 0; k < *ncs; k++) {
-        if (!cs[k].sent)
-            continue;
-        pmt_event *end = NULL;
-        for (size_t j = out->nevents; j-- > 0;) {
-            pmt_event *a = &out->events[j];
-            if (strcmp(a->conn, cs[k].label) || a->kind == PMT_EV_NOTE)
-                continue;
-            end = a;
-            break;
-        }
-        if (end && end->kind == PMT_EV_EOF && end->side == PMT_SERVER) {
-            end->flags |= PMT_F_FAILURE;
-        } else if (pmt_add_event(out, PMT_EV_EOF, last, cs[k].label, PMT_SERVER, NULL, 0) == 0) {
-            out->events[out->nevents - 1].flags = PMT_F_FAILURE;
-        }
-        cs[k].marked = true;
-    }
+    if (*jobend)
+        probe_after(out, r, cs, *ncs);
 }
 
 /* 'text' for sh, on one line. */
@@ -148,7 +171,8 @@ static int run_scrub(const char *pt, const char *in, const char *out)
             dup2(nul, STDOUT_FILENO);
             dup2(nul, STDERR_FILENO);
         }
-        execlp(pt, pt, "scrub", "-o", out, in, (char *)NULL);
+        /* a spawn the replay repeats must still name a program that runs */
+        execlp(pt, pt, "scrub", "--keep", "subcmd", "-o", out, in, (char *)NULL);
         _exit(127);
     }
     int st;
@@ -169,7 +193,7 @@ static void write_script(const char *path, const pcf_result *r, const char *tmpl
                "# usage: replay.sh 'LAUNCH TEMPLATE'   ({n}: the ranks), e.g. 'mpiexec.hydra -n {n}'\n"
                "# exit 1: the failure reproduces; 0: it does not (the server now answers\n"
                "# otherwise where it failed); 2: the replay cannot run or cannot tell.\n"
-               "# PMI_TRACE names pmi-trace; REPLAY_TIMEOUT_MS bounds each wait (3000).\n",
+               "# PMI_TRACE names pmi-trace; REPLAY_TIMEOUT_MS bounds each wait.\n",
             r->e->c->id);
     fputs("tmpl=${1:-", f);
     sh_quote(f, tmpl ? tmpl : "");
@@ -181,11 +205,18 @@ static void write_script(const char *path, const pcf_result *r, const char *tmpl
     char one[2048];
     pcf_one_line(one, sizeof one, r->actual ? r->actual : "");
     sh_quote(f, one);
-    fprintf(f, "\nranks=%d\njobend=%d\nmarked='", nranks, jobend ? 1 : 0);
+    /* a job end is waited for: shorter, as a conforming server never closes */
+    uint32_t paused = 0;
+    for (size_t k = 0; k < ncs; k++)
+        paused = cs[k].paused > paused ? cs[k].paused : paused;
+    fprintf(f, "\nranks=%d\njobend=%d\ntmo=${REPLAY_TIMEOUT_MS:-%d}\nmarked='", nranks,
+            jobend ? 1 : 0, jobend ? 1500 : 3000);
     for (size_t k = 0, w = 0; k < ncs; k++)
         if (cs[k].marked)
             fprintf(f, "%s%s", w++ ? " " : "", cs[k].label);
-    fputs("'\npt=${PMI_TRACE:-", f);
+    /* a rank the server closed outlives the slowest rank's pauses and wait */
+    fprintf(f, "'\nlinger=$((%u + tmo + 500))", paused);
+    fputs("\npt=${PMI_TRACE:-", f);
     sh_quote(f, pt);
     fputs("}\n", f);
     fputs("command -v \"$pt\" >/dev/null 2>&1 || pt=pmi-trace\n"
@@ -196,27 +227,28 @@ static void write_script(const char *path, const pcf_result *r, const char *tmpl
           "trap 'rm -f \"$out\"' EXIT\n"
           "# the launcher starts one replay per rank; each plays connection r<PMI_RANK>\n"
           "timeout 120 sh -c \"$launch \\\"\\$0\\\" replay --server --judge --timeout "
-          "${REPLAY_TIMEOUT_MS:-3000} \\\"\\$1\\\"\" \"$pt\" \"$here/repro.trace\" >\"$out\" 2>&1\n"
+          "$tmo --linger $linger \\\"\\$1\\\"\" \"$pt\" \"$here/repro.trace\" >\"$out\" 2>&1\n"
           "st=$?\n"
           "echo \"case:     $case_id\"\n"
           "echo \"expected: $expected\"\n"
           "echo \"recorded: $recorded\"\n"
           "grep '^judge ' \"$out\" | sed 's/^/actual:   /'\n"
-          "if grep -q '^judge [^:]*: not-reproduced' \"$out\"; then\n"
-          "    echo 'result:   not reproduced: the server now answers otherwise where it failed'\n"
-          "    exit 0\n"
-          "fi\n"
+          "# one rank that meets the failure again is enough (the others may be\n"
+          "# cut short by it); a rank that never reported was ended with its job\n"
           "if grep -q '^judge [^:]*: reproduced' \"$out\"; then\n"
           "    echo 'result:   reproduced'\n"
           "    exit 1\n"
           "fi\n"
-          "# a rank that never reported was ended with its job\n"
           "gone=''\n"
           "for r in $marked; do grep -q \"^judge $r:\" \"$out\" || gone=\"$gone $r\"; done\n"
           "if [ \"$jobend\" = 1 ] && [ -n \"$gone\" ] && ! grep -q 'no connection\\|cannot connect' \"$out\"; then\n"
           "    echo \"actual:   the job ended before$gone could report (launcher status $st)\"\n"
           "    echo 'result:   reproduced'\n"
           "    exit 1\n"
+          "fi\n"
+          "if grep -q '^judge [^:]*: not-reproduced' \"$out\"; then\n"
+          "    echo 'result:   not reproduced: the server now answers otherwise where it failed'\n"
+          "    exit 0\n"
           "fi\n"
           "echo \"result:   cannot tell (launcher status $st); its output:\"\n"
           "sed 's/^/  /' \"$out\"\n"
@@ -271,7 +303,10 @@ static void write_readme(const char *path, const pcf_results *rs, const pcf_resu
             "2 when the replay cannot run or diverges before reaching them.\n\n"
             "See the sessions: pmi-trace show repro.trace\n",
             scrubbed ? " (scrubbed by pmi-trace scrub: hosts, users, paths, ports)" : "",
-            jobend ? " (here: the connection, or the job, ending after the case's writes)" : "");
+            jobend ? " (here: the job ended, so a rank asks the server after the case's\n"
+                     "writes, as the harness did, and its connection ending, or no answer, is the\n"
+                     "failure)"
+                   : "");
     fclose(f);
 }
 

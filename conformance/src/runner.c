@@ -117,8 +117,10 @@ static void trace_headers(const pcf_ctx *c, pmt_trace *t, const char *id)
  * starts up, or the job does not run). */
 static void write_startup(const pcf_ctx *c, const char *dir)
 {
-    if (!dir || !startup_n)
+    static bool written;
+    if (!dir || !startup_n || written)
         return;
+    written = true;
     char job[160], path[1024], conn[16];
     job_name(c, job, sizeof job);
     snprintf(path, sizeof path, "%s/startup.%s.r%d.trace", dir, job, c->rank);
@@ -465,6 +467,15 @@ int pcf_run_job(const pcf_opts *o)
     bool rank0 = c.rank == 0;
     if (hs_ok && c.s)
         startup_ev = pws_transcript_take(c.s, &startup_n);
+    if (hs_ok && o->json_dir) {
+        /* now: a case of the first ranks to start may end the job before
+         * the slower ones learn the trace directory from rank 0 */
+        char sdir[600];
+        snprintf(sdir, sizeof sdir, "%s/traces", o->json_dir);
+        mkdir(o->json_dir, 0777);
+        mkdir(sdir, 0777);
+        write_startup(&c, sdir);
+    }
 
     size_t nall;
     const pcf_entry *all = pcf_cases(&nall);

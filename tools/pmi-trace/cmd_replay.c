@@ -11,6 +11,7 @@
 #include "tool.h"
 
 #include "pmitrace/match.h"
+#include "pmitrace/steps.h"
 
 #ifdef PMT_HAVE_PMISESSION
 #include "pmisession/session.h"
@@ -118,24 +119,19 @@ static void judge(const rconn *c)
            c->label, d ? d->line : 0, d ? d->expected : "?", d ? d->actual : "?");
 }
 
-/* --judge: leave the job as a rank does, with finalize (the wire of the
- * connection's first write), so that a server does not end the job for a
+/* --judge: leave the job as a rank does, with finalize (in the wire the
+ * connection speaks), so that a server does not end the job for a
  * rank that only stopped early.  Waits at most ms for the answer. */
-static void leave(rconn *c, const pmt_trace *t, unsigned ms)
+static bool leave(rconn *c, const pmt_trace *t, unsigned ms)
 {
-    const pmt_event *first = NULL;
-    for (size_t i = 0; i < t->nevents && !first; i++)
-        if (!strcmp(t->events[i].conn, c->label) && t->events[i].kind == PMT_EV_DATA &&
-            t->events[i].side == PMT_CLIENT)
-            first = &t->events[i];
-    if (!first || c->fd < 0)
-        return;
-    bool v1 = first->form == PMT_FORM_MSG ? !strncmp(first->data, "v1 ", 3)
-                                          : first->len >= 4 && !memcmp(first->data, "cmd=", 4);
+    bool acked = false;
+    if (c->fd < 0)
+        return false;
+    pmc_wire w = pmt_conn_wire(t, c->label, PMT_CLIENT);
     pmc_enc e;
     pmc_out o = { 0 };
     pmc_error err;
-    pmc_enc_begin(&e, v1 ? PMC_WIRE_V1 : PMC_WIRE_V2, "finalize");
+    pmc_enc_begin(&e, w, "finalize");
     if (pmc_enc_end(&e, NULL, &o, &err) == 0 && write_piece(c->fd, o.buf, o.len) == 0) {
         pmc_decoder *d = pmc_decoder_new(NULL);
         uint64_t until = mono_ms() + ms;
@@ -143,8 +139,10 @@ static void leave(rconn *c, const pmt_trace *t, unsigned ms)
             pmc_msg m;
             int rc = pmc_decoder_next(d, &m, &err);
             if (rc == PMC_MSG && (pmc_slice_eq(m.name, "finalize_ack") ||
-                                  pmc_slice_eq(m.name, "finalize-response")))
+                                  pmc_slice_eq(m.name, "finalize-response"))) {
+                acked = true;
                 break;
+            }
             if (rc == PMC_MSG)
                 continue;
             if (rc == PMC_ERR)
@@ -161,6 +159,7 @@ static void leave(rconn *c, const pmt_trace *t, unsigned ms)
         pmc_decoder_free(d);
     }
     pmc_out_free(&o);
+    return acked;
 }
 
 /* Run every connection's runner until each is done or diverged.  Returns
@@ -353,6 +352,8 @@ static void replay_usage(FILE *f)
           "                       prints 'judge CONN: reproduced|not-reproduced|undecided'\n"
           "                       for each connection with marks, then finalizes and\n"
           "                       exits 0 (a launcher must not end the job for it)\n"
+          "  --linger MS          (--judge) when the server closed the connection, stay\n"
+          "                       MS before exiting (the other ranks may not be done)\n"
           "  -v                   log what is sent\n"
           "exit status: 0 every message matched, 1 a divergence (printed side by side),\n"
           "2 usage or trace error, 3 cannot connect or start PROGRAM\n",
@@ -372,6 +373,7 @@ int cmd_replay(int argc, char **argv)
         kvs[nkvs++] = d->kvskeys[k];
     unsigned timeout = 10000;
     bool verbose = false, judged = false;
+    unsigned linger = 0;
     char **prog = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -396,6 +398,8 @@ int cmd_replay(int argc, char **argv)
             verbose = true;
         } else if (!strcmp(a, "--judge")) {
             judged = true;
+        } else if (!strcmp(a, "--linger") && i + 1 < argc) {
+            linger = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (!strcmp(a, "--")) {
             prog = argv + i + 1;
             if (!*prog)
@@ -505,8 +509,13 @@ int cmd_replay(int argc, char **argv)
             for (size_t k = 0; k < nl; k++)
                 judge(&c[k]);
             fflush(stdout);
+            bool gone = false;
             for (size_t k = 0; k < nl; k++)
-                leave(&c[k], &t, timeout);
+                gone |= !leave(&c[k], &t, timeout);
+            /* the server closed on us: stay while the other ranks finish, as
+             * a server may end the job for a rank that exits unfinalized */
+            if (gone && linger)
+                usleep(linger * 1000u);
             status = EXIT_OK; /* the judge lines are the result */
         }
     } else {

@@ -30,6 +30,8 @@ typedef struct scrub {
     const char *wkind[8];
     size_t nwords;
     char home[1024];
+    const char *keep[8]; /* --keep: keys whose values stay as recorded */
+    size_t nkeep;
 } scrub;
 
 static const char *lookup(const scrub *s, const char *from)
@@ -269,6 +271,11 @@ static int scrub_msg(scrub *s, const pmc_msg *m, char *ctxkey, size_t ctxlen, pm
     pmt_vars *v = pmt_vars_new();
     int rc = v ? 0 : -1;
     for (size_t i = 0; !rc && i < p.n; i++) {
+        bool kept = false;
+        for (size_t q = 0; q < s->nkeep; q++)
+            kept |= !strcmp(p.pairs[i].key, s->keep[q]);
+        if (kept)
+            continue;
         pmc_out o = { 0 };
         /* business cards are the value of a put / get, never its names */
         const char *kk = ownkey[0] ? ownkey : ctxkey;
@@ -401,11 +408,14 @@ int cmd_scrub(int argc, char **argv)
     memset(&s, 0, sizeof s);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            puts("usage: pmi-trace scrub [-o OUT] [--map FILE] [--host NAME] [--user NAME] TRACE\n"
+            puts("usage: pmi-trace scrub [-o OUT] [--map FILE] [--host NAME] [--user NAME]\n"
+                 "                       [--keep KEY] TRACE\n"
                  "  Replaces host names (this machine's and --host), IPv4 addresses, ports,\n"
                  "  user names (this user and --user), absolute paths and business cards by\n"
                  "  consistent placeholders; re-encodes changed messages with the codec.\n"
                  "  --map FILE  write the original -> placeholder table (keep it private)\n"
+                 "  --keep KEY  leave the values of KEY as they are (a replayed spawn's\n"
+                 "              subcmd must still name a program that runs)\n"
                  "exit status: 0 ok, 2 usage, I/O or trace syntax error");
             return EXIT_OK;
         }
@@ -417,6 +427,8 @@ int cmd_scrub(int argc, char **argv)
             add_word(&s, argv[++i], "h");
         else if (!strcmp(argv[i], "--user") && i + 1 < argc)
             add_word(&s, argv[++i], "u");
+        else if (!strcmp(argv[i], "--keep") && i + 1 < argc && s.nkeep < 8)
+            s.keep[s.nkeep++] = argv[++i];
         else if (!in && (argv[i][0] != '-' || !argv[i][1]))
             in = argv[i];
         else {

@@ -398,11 +398,16 @@ static int parse_event(lp *p, pmt_trace *t)
             ms = ms * 10 + (uint64_t)(p->s[d++] - '0');
         if (d == after || ms == 0 || ms >= 100000000u)
             return perr(p, after, "expected milliseconds (1..99999999) after timeout");
-        if (expect_end(p, d, "timeout MS"))
+        /* "timeout MS failure": the silence is the failure a reproducer shows */
+        size_t f = skip_ws(p, d);
+        bool failure = f > d && starts(p, f, "failure");
+        if (expect_end(p, failure ? f + 7 : d, "timeout MS"))
             return -1;
         rc = pmt_add_event(t, PMT_EV_TIMEOUT, usec, conn, PMT_CLIENT, NULL, 0);
-        if (!rc)
+        if (!rc) {
             t->events[t->nevents - 1].timeout_ms = (uint32_t)ms;
+            t->events[t->nevents - 1].flags = failure ? PMT_F_FAILURE : 0;
+        }
     } else if ((w == 5 && memcmp(word, "close", 5) == 0) ||
                (w == 7 && memcmp(word, "timeout", 7) == 0)) {
         if (expect_end(p, i + w, w == 5 ? "close" : "timeout"))

@@ -72,7 +72,9 @@ int pmt_write_event(FILE *f, const pmt_event *ev, const char *comment)
         rc = fprintf(f, "close");
         break;
     case PMT_EV_TIMEOUT:
-        rc = ev->timeout_ms ? fprintf(f, "timeout %u", ev->timeout_ms) : fprintf(f, "timeout");
+        rc = ev->timeout_ms ? fprintf(f, "timeout %u%s", ev->timeout_ms,
+                                      (ev->flags & PMT_F_FAILURE) ? " failure" : "")
+                            : fprintf(f, "timeout");
         break;
     case PMT_EV_NOTE:
         rc = fprintf(f, ev->len ? "note %s" : "note", ev->data);
