@@ -100,7 +100,7 @@ static void probe_after(pmt_trace *out, const pcf_result *r, conn_state *cs, siz
 }
 
 /* The sessions as a reproducer: pauses kept, failure marks set.  *jobend:
- * the failure is the job (or the connection) ending. */
+ * no answer was the failure (then probe_after adds one). */
 static void build(const pmt_trace *in, const pcf_result *r, pmt_trace *out, conn_state *cs,
                   size_t *ncs, bool *jobend)
 {
@@ -143,8 +143,100 @@ static void build(const pmt_trace *in, const pcf_result *r, pmt_trace *out, conn
     for (size_t k = 0; k < *ncs; k++)
         if (cs[k].marked)
             *jobend = false;
-    if (*jobend)
-        probe_after(out, r, cs, *ncs);
+}
+
+/* One write of a start-up as rank `rank` would have written it: a message
+ * naming its rank (PMI-2 fullinit pmirank) re-encoded by the codec. */
+static void add_as_rank(pmt_trace *out, const pmt_event *e, const char *conn, int rank)
+{
+    pmc_out o = { 0 };
+    pmc_decoder *d = e->side == PMT_CLIENT ? pmc_decoder_new(NULL) : NULL;
+    pmt_vars *v = pmt_vars_new();
+    bool ok = d && v;
+    char rk[16];
+    snprintf(rk, sizeof rk, "%d", rank);
+    if (ok) {
+        pmt_vars_set(v, "rank", rk, strlen(rk));
+        pmc_decoder_feed(d, e->data, e->len);
+        pmc_msg m;
+        pmc_error err;
+        int rc;
+        size_t used = 0;
+        while (ok && (rc = pmc_decoder_next(d, &m, &err)) == PMC_MSG) {
+            pmt_pattern p;
+            if (pmt_pattern_from_msg(&m, &p)) {
+                ok = false;
+                break;
+            }
+            for (size_t i = 0; i < p.n; i++)
+                if (!strcmp(p.pairs[i].key, "pmirank")) { /* rendered from ${rank} */
+                    char *nv = strdup("rank");
+                    if (nv) {
+                        free(p.pairs[i].val);
+                        p.pairs[i].val = nv;
+                        p.pairs[i].vlen = 4;
+                        p.pairs[i].kind = PMT_PV_VAR;
+                    }
+                }
+            char eb[200];
+            ok = pmt_pattern_render(&p, v, NULL, &o, eb, sizeof eb) == 0;
+            used += m.raw.len;
+            pmt_pattern_free(&p);
+        }
+        ok = ok && used == e->len;
+    }
+    if (ok)
+        pmt_add_event(out, e->kind, e->usec, conn, e->side, o.buf, o.len);
+    else
+        pmt_add_event(out, e->kind, e->usec, conn, e->side, e->data, e->len);
+    pmc_out_free(&o);
+    pmc_decoder_free(d);
+    pmt_vars_free(v);
+}
+
+/* Ranks whose session was not recorded (the job ended before they could
+ * write it): the start-up of the first rank that has one, as that rank,
+ * since a launcher's job needs every rank. */
+static void clone_missing(pmt_trace *out, conn_state *cs, size_t *ncs, int nranks)
+{
+    const char *tmpl = NULL;
+    for (int k = 0; k < nranks && !tmpl; k++)
+        for (size_t j = 0; j < *ncs && !tmpl; j++)
+            if (cs[j].label[0] == 'r' && atoi(cs[j].label + 1) == k)
+                tmpl = cs[j].label;
+    if (!tmpl)
+        return;
+    size_t n0 = out->nevents;
+    for (int k = 0; k < nranks; k++) {
+        char conn[16];
+        snprintf(conn, sizeof conn, "r%d", k);
+        bool have = false;
+        for (size_t j = 0; j < *ncs; j++)
+            have |= !strcmp(cs[j].label, conn);
+        if (have || !conn_get(cs, ncs, conn))
+            continue;
+        for (size_t i = 0; i < n0; i++) {
+            const pmt_event *e = &out->events[i];
+            if (strcmp(e->conn, tmpl))
+                continue;
+            if (e->kind == PMT_EV_NOTE && !strncmp(e->data, "case ", 5))
+                break;
+            if (e->kind == PMT_EV_DATA) {
+                pmt_event copy = *e; /* out->events may move as it grows */
+                char *data = malloc(e->len + 1);
+                if (!data)
+                    break;
+                memcpy(data, e->data, e->len);
+                copy.data = data;
+                add_as_rank(out, &copy, conn, k);
+                free(data);
+            }
+        }
+        char note[160];
+        snprintf(note, sizeof note, "rank %d: not recorded; the start-up of %s stands for it", k,
+                 tmpl);
+        pmt_add_event(out, PMT_EV_NOTE, 0, conn, PMT_CLIENT, note, strlen(note));
+    }
 }
 
 /* 'text' for sh, on one line. */
@@ -350,6 +442,9 @@ int pcf_repro_write(const pcf_results *rs, const pcf_opts *o, const pcf_result *
         for (size_t k = 0; k < ncs; k++)
             if (cs[k].label[0] == 'r' && atoi(cs[k].label + 1) + 1 > nranks)
                 nranks = atoi(cs[k].label + 1) + 1;
+        clone_missing(&t, cs, &ncs, nranks);
+        if (jobend)
+            probe_after(&t, r, cs, ncs);
         snprintf(b, sizeof b, "%d", nranks);
         pmt_add_meta(&t, "ranks", b);
         t.version = 2;
