@@ -82,7 +82,9 @@ static void probe_after(pmt_trace *out, const pcf_result *r, conn_state *cs, siz
     pmc_out o = { 0 };
     pmc_error err;
     pmc_enc_begin(&e, v1 ? PMC_WIRE_V1 : PMC_WIRE_V2, v1 ? "get_maxes" : "job-getid");
-    uint64_t last = out->nevents ? out->events[out->nevents - 1].usec : 0;
+    uint64_t last = 0;
+    for (size_t j = 0; j < out->nevents; j++)
+        last = out->events[j].usec > last ? out->events[j].usec : last;
     if (pmc_enc_end(&e, NULL, &o, &err) == 0 &&
         pmt_add_event(out, PMT_EV_DATA, last, probe->label, PMT_CLIENT, o.buf, o.len) == 0) {
         out->events[out->nevents - 1].pause_ms = wait + 1000;

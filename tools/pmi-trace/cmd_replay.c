@@ -119,6 +119,28 @@ static void judge(const rconn *c)
            c->label, d ? d->line : 0, d ? d->expected : "?", d ? d->actual : "?");
 }
 
+/* The next message on fd through d, reading until `until` (mono_ms):
+ * true with *m, false at a decode error, end of stream or the deadline. */
+static bool next_msg(int fd, pmc_decoder *d, uint64_t until, pmc_msg *m)
+{
+    for (;;) {
+        pmc_error err;
+        int rc = pmc_decoder_next(d, m, &err);
+        if (rc == PMC_MSG)
+            return true;
+        if (rc == PMC_ERR || mono_ms() >= until)
+            return false;
+        struct pollfd pf = { fd, POLLIN, 0 };
+        if (poll(&pf, 1, (int)(until - mono_ms())) <= 0)
+            return false;
+        char buf[4096];
+        ssize_t r = read(fd, buf, sizeof buf);
+        if (r <= 0)
+            return false;
+        pmc_decoder_feed(d, buf, (size_t)r);
+    }
+}
+
 /* --judge: leave the job as a rank does, with finalize (in the wire the
  * connection speaks), so that a server does not end the job for a
  * rank that only stopped early.  Waits at most ms for the answer. */
@@ -135,27 +157,12 @@ static bool leave(rconn *c, const pmt_trace *t, unsigned ms)
     if (pmc_enc_end(&e, NULL, &o, &err) == 0 && write_piece(c->fd, o.buf, o.len) == 0) {
         pmc_decoder *d = pmc_decoder_new(NULL);
         uint64_t until = mono_ms() + ms;
-        while (d && mono_ms() < until) {
-            pmc_msg m;
-            int rc = pmc_decoder_next(d, &m, &err);
-            if (rc == PMC_MSG && (pmc_slice_eq(m.name, "finalize_ack") ||
-                                  pmc_slice_eq(m.name, "finalize-response"))) {
+        pmc_msg m;
+        while (d && next_msg(c->fd, d, until, &m))
+            if (pmc_slice_eq(m.name, "finalize_ack") || pmc_slice_eq(m.name, "finalize-response")) {
                 acked = true;
                 break;
             }
-            if (rc == PMC_MSG)
-                continue;
-            if (rc == PMC_ERR)
-                break;
-            struct pollfd pf = { c->fd, POLLIN, 0 };
-            if (poll(&pf, 1, (int)(until - mono_ms())) <= 0)
-                break;
-            char buf[4096];
-            ssize_t r = read(c->fd, buf, sizeof buf);
-            if (r <= 0)
-                break;
-            pmc_decoder_feed(d, buf, (size_t)r);
-        }
         pmc_decoder_free(d);
     }
     pmc_out_free(&o);
@@ -303,29 +310,15 @@ static int identify(rconn *c, const pmt_trace *t)
     pmc_decoder *d = pmc_decoder_new(NULL);
     uint64_t until = mono_ms() + 5000;
     int got = 0;
-    while (d && mono_ms() < until) {
-        pmc_msg m;
-        int rc = pmc_decoder_next(d, &m, &err);
-        if (rc == PMC_MSG) {
-            pmc_slice v;
-            if (pmc_slice_eq(m.name, "initack") && pmc_msg_get(&m, "rc", &v) && !pmc_slice_eq(v, "0"))
-                break;
-            if (pmc_slice_eq(m.name, "set") && pmc_msg_get(&m, "debug", &v)) {
-                got = 1; /* the last line of the answer */
-                break;
-            }
-            continue;
+    pmc_msg m;
+    while (d && next_msg(c->fd, d, until, &m)) {
+        pmc_slice v;
+        if (pmc_slice_eq(m.name, "initack") && pmc_msg_get(&m, "rc", &v) && !pmc_slice_eq(v, "0"))
+            break;
+        if (pmc_slice_eq(m.name, "set") && pmc_msg_get(&m, "debug", &v)) {
+            got = 1; /* the last line of the answer */
+            break;
         }
-        if (rc == PMC_ERR)
-            break;
-        struct pollfd pf = { c->fd, POLLIN, 0 };
-        if (poll(&pf, 1, (int)(until - mono_ms())) <= 0)
-            break;
-        char buf[4096];
-        ssize_t r = read(c->fd, buf, sizeof buf);
-        if (r <= 0)
-            break;
-        pmc_decoder_feed(d, buf, (size_t)r);
     }
     pmc_decoder_free(d);
     if (!got)

@@ -259,6 +259,18 @@ START_TEST(runner_divergence)
 }
 END_TEST
 
+/* t written back is exactly doc */
+static void assert_written(const pmt_trace *t, const char *doc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(pmt_write(f, t, NULL, NULL), 0);
+    fclose(f);
+    ck_assert_str_eq(buf, doc);
+    free(buf);
+}
+
 START_TEST(v2_roundtrip)
 {
     const char *doc = "# pmi-trace v2\n"
@@ -269,13 +281,7 @@ START_TEST(v2_roundtrip)
     pmt_trace t;
     pmt_error e;
     ck_assert_int_eq(pmt_parse(doc, strlen(doc), &t, &e), 0);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_int_eq(pmt_write(f, &t, NULL, NULL), 0);
-    fclose(f);
-    ck_assert_str_eq(buf, doc);
-    free(buf);
+    assert_written(&t, doc);
     pmt_trace_free(&t);
     /* v2 syntax in a v1 file is still refused; bad split offsets too */
     const char *bad = "# pmi-trace v1\n0.000000 r0 C>S msg v1 get\n";
@@ -304,13 +310,7 @@ START_TEST(failure_marks_and_pause)
     ck_assert_uint_eq(t.events[3].flags, PMT_F_FAILURE);
     ck_assert_uint_eq(t.events[4].flags, PMT_F_FAILURE);
     ck_assert_uint_eq(t.events[5].flags, PMT_F_FAILURE);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_int_eq(pmt_write(f, &t, NULL, NULL), 0);
-    fclose(f);
-    ck_assert_str_eq(buf, doc);
-    free(buf);
+    assert_written(&t, doc);
     /* failure marks exist in v2 only */
     const char *v1 = "# pmi-trace v1\n0.000000 r0 eof S failure\n";
     pmt_trace t1;
