@@ -241,6 +241,25 @@ static void clone_missing(pmt_trace *out, conn_state *cs, size_t *ncs, int nrank
     }
 }
 
+static int cmp_conn_order(const void *a, const void *b)
+{
+    const pmt_event *x = a, *y = b;
+    int c = strcmp(x->conn, y->conn);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Each connection's events together, in their order (the times stay): a
+ * message whose writes another rank's events came between is one piece of
+ * text for scrub, which then keeps its length field right. */
+static void group_by_conn(pmt_trace *t)
+{
+    for (size_t i = 0; i < t->nevents; i++)
+        t->events[i].line = (uint32_t)i;
+    qsort(t->events, t->nevents, sizeof *t->events, cmp_conn_order);
+    for (size_t i = 0; i < t->nevents; i++)
+        t->events[i].line = 0;
+}
+
 /* 'text' for sh, on one line. */
 static void sh_quote(FILE *f, const char *s)
 {
@@ -450,6 +469,7 @@ int pcf_repro_write(const pcf_results *rs, const pcf_opts *o, const pcf_result *
         snprintf(b, sizeof b, "%d", nranks);
         pmt_add_meta(&t, "ranks", b);
         t.version = 2;
+        group_by_conn(&t);
         snprintf(raw, sizeof raw, "%s/repro.unscrubbed.trace", dir);
         snprintf(path, sizeof path, "%s/repro.trace", dir);
         FILE *f = fopen(raw, "w");
