@@ -141,7 +141,11 @@ static void build(const pmt_trace *in, const pcf_result *r, pmt_trace *out, conn
             }
         }
     }
-    *jobend = true;
+    /* no answer to mark, and the orchestrator saw the job end or the other
+     * ranks lose their service: the failure is that end (probe_after).
+     * Other outcomes without a mark (one graded on the start-up's answers,
+     * or on key order, which a replay does not compare) stay unjudged. */
+    *jobend = !strcmp(r->outcome, "job-killed") || !strcmp(r->outcome, "others-affected");
     for (size_t k = 0; k < *ncs; k++)
         if (cs[k].marked)
             *jobend = false;
@@ -373,7 +377,7 @@ static void write_script(const char *path, const pcf_result *r, const char *tmpl
 
 static void write_readme(const char *path, const pcf_results *rs, const pcf_result *r,
                          const char *tmpl, const char *expected, bool jobend, bool scrubbed,
-                         bool have)
+                         bool have, bool judged)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -414,12 +418,16 @@ static void write_readme(const char *path, const pcf_results *rs, const pcf_resu
             "case failed on are marked `failure` in the trace%s; only they decide:\n"
             "exit 1 when they come back as recorded, 0 when the server answers otherwise there,\n"
             "2 when the replay cannot run or diverges before reaching them.\n\n"
+            "%s"
             "See the sessions: pmi-trace show repro.trace\n",
             scrubbed ? " (scrubbed by pmi-trace scrub: hosts, users, paths, ports)" : "",
             jobend ? " (here: the job ended, so a rank asks the server after the case's\n"
                      "writes, as the harness did, and its connection ending, or no answer, is the\n"
                      "failure)"
-                   : "");
+                   : "",
+            judged ? "" : "This outcome has no answer in the case to mark (it was graded on the\n"
+                          "start-up's answers, or on the order of keys, which a replay does not\n"
+                          "compare): replay.sh replays it but cannot judge it (exit 2).\n\n");
     fclose(f);
 }
 
@@ -498,7 +506,10 @@ int pcf_repro_write(const pcf_results *rs, const pcf_opts *o, const pcf_result *
         }
     }
     snprintf(path, sizeof path, "%s/README", dir);
-    write_readme(path, rs, r, tmpl, expected, jobend, scrubbed, m.have);
+    bool judged = false;
+    for (size_t k = 0; k < ncs; k++)
+        judged |= cs[k].marked;
+    write_readme(path, rs, r, tmpl, expected, jobend, scrubbed, m.have, judged);
     pmt_trace_free(&t);
     pmt_trace_free(&m.t);
     return 0;
