@@ -39,7 +39,7 @@ for r in $(cat "$out/fails"); do
     printf '%s\n%s\n0\n' "$d" "$good"
 done >"$out/jobs"
 # replays mostly wait (pauses, a job's end): several at once
-grep -v '^MISMATCH' "$out/jobs" | xargs -d '\n' -n 3 -P 8 sh "$0" --one >"$out/mismatches"
+grep -v '^MISMATCH' "$out/jobs" | xargs -d "\n" -n 3 -P 8 sh "$0" --one >"$out/mismatches"
 grep -h '^MISMATCH' "$out/jobs" "$out/required" >>"$out/mismatches"
 if [ -s "$out/mismatches" ]; then
     cat "$out/mismatches"
