@@ -181,6 +181,10 @@ const char *pcf_unrunnable(const pcf_case *c, int pmi, int size);
 /* Per-rank trace file of one case run ("DIR/<safe>.r<rank>.trace"). */
 void pcf_safe_name(const char *id, char *out, size_t n);
 
+/* pmi-trace: $PMI2_CONFORM_PMI_TRACE, next to `self` (NULL: this program) in
+ * a build tree or installed, else "pmi-trace" on PATH (pmitrace_path.c). */
+const char *pcf_pmitrace_path(const char *self, char *buf, size_t n);
+
 /* ---- preconditions (probe.c) ---------------------------------------------- */
 
 enum { PCF_NEED_BITS = 8 };

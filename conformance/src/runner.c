@@ -57,51 +57,136 @@ static void let_launcher_forward(void)
     if (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
         poll(NULL, 0, 500);
 }
-static void write_trace(const pcf_ctx *c, const char *dir, const char *id, int iter,
-                        pws_event *ev, size_t n, uint64_t t0)
+/* This rank's PMI start-up (handshake), kept for every case trace: a
+ * reproducer replays a session from its first byte. */
+static pws_event *startup_ev;
+static size_t startup_n;
+
+static void add_events(pmt_trace *t, const char *conn, const pws_event *ev, size_t n)
 {
-    if (!dir)
-        return;
-    char safe[160], path[1024], conn[16];
-    pcf_safe_name(id, safe, sizeof safe);
-    snprintf(path, sizeof path, "%s/%s.i%d.r%d.trace", dir, safe, iter, c->rank);
-    snprintf(conn, sizeof conn, "r%d", c->rank);
-    pmt_trace t;
-    pmt_trace_init(&t);
-    char src[200];
-    snprintf(src, sizeof src, "pmi2-conform %s, case %s, rank %d (client side: the harness)",
-             PCF_TOOL_VERSION, id, c->rank);
-    pmt_add_source(&t, src);
-    pmt_add_meta(&t, "case", id);
     for (size_t i = 0; i < n; i++) {
-        uint64_t us = ev[i].usec + pws_epoch_usec() > t0 ? ev[i].usec + pws_epoch_usec() - t0 : 0;
+        /* monotonic time shared by the ranks of one host: the merge orders
+         * them and keeps a late rank late */
+        uint64_t us = ev[i].usec + pws_epoch_usec();
         switch (ev[i].kind) {
         case PWS_EV_SENT:
-            pmt_add_event(&t, PMT_EV_DATA, us, conn, PMT_CLIENT, ev[i].data, ev[i].len);
+            pmt_add_event(t, PMT_EV_DATA, us, conn, PMT_CLIENT, ev[i].data, ev[i].len);
             break;
         case PWS_EV_RECV:
-            pmt_add_event(&t, PMT_EV_DATA, us, conn, PMT_SERVER, ev[i].data, ev[i].len);
+            pmt_add_event(t, PMT_EV_DATA, us, conn, PMT_SERVER, ev[i].data, ev[i].len);
             break;
         case PWS_EV_EOF:
-            pmt_add_event(&t, PMT_EV_EOF, us, conn, PMT_SERVER, NULL, 0);
+            pmt_add_event(t, PMT_EV_EOF, us, conn, PMT_SERVER, NULL, 0);
             break;
         case PWS_EV_CLOSE:
-            pmt_add_event(&t, PMT_EV_CLOSE, us, conn, PMT_CLIENT, NULL, 0);
+            pmt_add_event(t, PMT_EV_CLOSE, us, conn, PMT_CLIENT, NULL, 0);
             break;
         case PWS_EV_TIMEOUT:
-            pmt_add_event(&t, PMT_EV_TIMEOUT, us, conn, PMT_CLIENT, NULL, 0);
+            pmt_add_event(t, PMT_EV_TIMEOUT, us, conn, PMT_CLIENT, NULL, 0);
             break;
         case PWS_EV_NOTE:
-            pmt_add_event(&t, PMT_EV_NOTE, us, conn, PMT_CLIENT, ev[i].data, ev[i].len);
+            pmt_add_event(t, PMT_EV_NOTE, us, conn, PMT_CLIENT, ev[i].data, ev[i].len);
             break;
         }
     }
+}
+
+/* The launch a trace belongs to: its job id (kvsname for PMI-1), as a
+ * file name part. */
+static void job_name(const pcf_ctx *c, char *out, size_t n)
+{
+    pcf_safe_name(c->jobid[0] ? c->jobid : c->kvsname[0] ? c->kvsname : "job", out, n);
+}
+
+static void trace_headers(const pcf_ctx *c, pmt_trace *t, const char *id)
+{
+    char src[200], b[160];
+    snprintf(src, sizeof src, "pmi2-conform %s, %s %s, rank %d (client side: the harness)",
+             PCF_TOOL_VERSION, id ? "case" : "start-up", id ? id : "only", c->rank);
+    pmt_add_source(t, src);
+    if (id)
+        pmt_add_meta(t, "case", id);
+    job_name(c, b, sizeof b);
+    pmt_add_meta(t, "job", b);
+    snprintf(b, sizeof b, "%d", c->size);
+    pmt_add_meta(t, "ranks", b);
+}
+
+/* DIR/startup.<job>.r<rank>.trace: this rank's start-up alone, for the
+ * reproducers of cases this rank took no part in (every rank of a job
+ * starts up, or the job does not run). */
+static void write_startup(const pcf_ctx *c, const char *dir)
+{
+    static bool written;
+    if (!dir || !startup_n || written)
+        return;
+    written = true;
+    char job[160], path[1024], conn[16];
+    job_name(c, job, sizeof job);
+    snprintf(path, sizeof path, "%s/startup.%s.r%d.trace", dir, job, c->rank);
+    snprintf(conn, sizeof conn, "r%d", c->rank);
+    pmt_trace t;
+    pmt_trace_init(&t);
+    trace_headers(c, &t, NULL);
+    add_events(&t, conn, startup_ev, startup_n);
     FILE *f = fopen(path, "w");
     if (f) {
         pmt_write(f, &t, NULL, NULL);
         fclose(f);
     }
     pmt_trace_free(&t);
+}
+
+/* DIR/<safe>.i<iter>.r<rank>.trace: the start-up, then the case's events
+ * from its "case ..." note on. */
+static void write_trace(const pcf_ctx *c, const char *dir, const char *id, int iter,
+                        const pws_event *ev, size_t n)
+{
+    if (!dir)
+        return;
+    char safe[160], path[1024], tmp[1100], conn[16];
+    pcf_safe_name(id, safe, sizeof safe);
+    snprintf(path, sizeof path, "%s/%s.i%d.r%d.trace", dir, safe, iter, c->rank);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    snprintf(conn, sizeof conn, "r%d", c->rank);
+    pmt_trace t;
+    pmt_trace_init(&t);
+    trace_headers(c, &t, id);
+    add_events(&t, conn, startup_ev, startup_n);
+    add_events(&t, conn, ev, n);
+    FILE *f = fopen(tmp, "w");
+    if (f) { /* renamed into place: a rank killed mid-write leaves the last whole one */
+        if (pmt_write(f, &t, NULL, NULL) == 0 && fclose(f) == 0)
+            rename(tmp, path);
+        else
+            unlink(tmp);
+    }
+    pmt_trace_free(&t);
+}
+
+/* A case that may end the job: its trace is saved after every write, since
+ * the server may kill this rank before the case returns. */
+typedef struct live_trace {
+    const pcf_ctx *c;
+    const char *dir, *id;
+    int iter;
+} live_trace;
+
+static void save_live(pws_session *s, const pws_event *ev, bool before, void *arg)
+{
+    if (!before && ev->kind != PWS_EV_EOF)
+        return;
+    const live_trace *lt = arg;
+    size_t n;
+    const pws_event *all = pws_transcript(s, &n);
+    pws_event *with = malloc((n + 1) * sizeof *with);
+    if (!with)
+        return;
+    memcpy(with, all, n * sizeof *with);
+    if (before) /* the bytes about to go out, which may end this process */
+        with[n++] = *ev;
+    write_trace(lt->c, lt->dir, lt->id, lt->iter, with, n);
+    free(with);
 }
 
 static void discard_transcript(pcf_ctx *c)
@@ -193,14 +278,18 @@ static void run_case_local(pcf_ctx *c, const pcf_entry *e, int idx, int iter, co
     discard_transcript(c);
     uint64_t t0 = pws_now_usec();
     pcf_ctx_begin_case(c, e->c, tag, tmo);
+    live_trace lt = { c, tdir, e->c->id, iter };
+    if (c->s && tdir && (e->c->flags & PCF_DESTRUCTIVE))
+        pws_set_observer(c->s, save_live, &lt);
     if (c->s)
         pws_note(c->s, "case %s (rank %d of %d)", e->c->id, c->rank, c->size);
     e->c->run(c);
     *usec = pws_now_usec() - t0;
     if (c->s) {
+        pws_set_observer(c->s, NULL, NULL);
         size_t n;
         pws_event *ev = pws_transcript_take(c->s, &n);
-        write_trace(c, tdir, e->c->id, iter, ev, n, t0);
+        write_trace(c, tdir, e->c->id, iter, ev, n);
         pws_events_free(ev, n);
     }
 }
@@ -376,6 +465,17 @@ int pcf_run_job(const pcf_opts *o)
     unsigned hs_ms = o->timeout_ms > HS_MIN_MS ? o->timeout_ms : HS_MIN_MS;
     bool hs_ok = pcf_ctl_handshake(&c, hs_ms) == 0;
     bool rank0 = c.rank == 0;
+    if (hs_ok && c.s)
+        startup_ev = pws_transcript_take(c.s, &startup_n);
+    if (hs_ok && o->json_dir) {
+        /* now: a case of the first ranks to start may end the job before
+         * the slower ones learn the trace directory from rank 0 */
+        char sdir[600];
+        snprintf(sdir, sizeof sdir, "%s/traces", o->json_dir);
+        mkdir(o->json_dir, 0777);
+        mkdir(sdir, 0777);
+        write_startup(&c, sdir);
+    }
 
     size_t nall;
     const pcf_entry *all = pcf_cases(&nall);
@@ -522,6 +622,8 @@ int pcf_run_job(const pcf_opts *o)
         snprintf(tbuf, sizeof tbuf, "%s", vals[0] + hoff);
         tdir = tbuf;
     }
+    if (!lost)
+        write_startup(&c, tdir);
     bool charged = false;
     for (size_t i = 0; i < np && !lost; i++) {
         unsigned miss = plan[i].skip ? 0 : plan[i].e->c->needs & absent;
