@@ -331,6 +331,16 @@ static void write_script(const char *path, const pcf_result *r, const char *tmpl
     for (size_t k = 0, w = 0; k < ncs; k++)
         if (cs[k].marked)
             fprintf(f, "%s%s", w++ ? " " : "", cs[k].label);
+    /* a case graded on the job's exit status ("exit-1", V1CMD-21, ABORT-10):
+     * the launcher's status decides, the statuses its table passes */
+    fputs("'\nexitok='", f);
+    if (strncmp(r->outcome, "exit-", 5) == 0)
+        for (int i = 0, w = 0; i < PCF_MAX_OUTCOMES && r->e->c->outcomes[i].name; i++) {
+            const pcf_outcome *oc = &r->e->c->outcomes[i];
+            if (strncmp(oc->name, "exit-", 5) == 0 && oc->name[5] >= '0' && oc->name[5] <= '9' &&
+                oc->verdict == PCF_PASS)
+                fprintf(f, "%s%s", w++ ? " " : "", oc->name + 5);
+        }
     /* a rank the server closed outlives the slowest rank's pauses and wait */
     fprintf(f, "'\nlinger=$((%u + tmo + 500))", paused);
     fputs("\npt=${PMI_TRACE:-", f);
@@ -355,6 +365,16 @@ static void write_script(const char *path, const pcf_result *r, const char *tmpl
           "echo \"expected: $expected\"\n"
           "echo \"recorded: $recorded\"\n"
           "grep '^judge ' \"$out\" | sed 's/^/actual:   /'\n"
+          "if [ -n \"$exitok\" ]; then\n"
+          "    echo \"actual:   the job ended with exit status $st\"\n"
+          "    for w in $exitok; do\n"
+          "        [ \"$st\" = \"$w\" ] || continue\n"
+          "        echo 'result:   not reproduced: the job ends with the status the clause asks'\n"
+          "        exit 0\n"
+          "    done\n"
+          "    echo 'result:   reproduced'\n"
+          "    exit 1\n"
+          "fi\n"
           "# one rank that meets the failure again is enough (the others may be\n"
           "# cut short by it); a rank that never reported was ended with its job\n"
           "if grep -q '^judge [^:]*: reproduced' \"$out\"; then\n"
