@@ -3,21 +3,23 @@
 # fixture started (scripts/cluster.sh up 2 CLUSTER_DIR): each node its own
 # hostname and its own /tmp, the ranks on both, the orchestrator outside.
 #
-#   cluster-peer.sh SERVER PMI2_CONFORM CLUSTER_DIR WORKDIR [CASE...]
+#   cluster-peer.sh SERVER MODE PMI2_CONFORM CLUSTER_DIR WORKDIR [CASE...]
 #
 #   SERVER  slurm: srun -N 2 --mpi=pmi2, --recover resets the cluster
 #           hydra: mpiexec.hydra's ssh launcher, scripts/cluster-exec.sh
+#   MODE    run: the cases; sigkill: the orchestrator is killed mid-run and
+#           its ranks on both nodes must exit by themselves (hostile.sh)
 #   CASE    the cases to run (default: all)
 #
-# Passes when every case selected has a verdict (none SKIPPED, no ERROR);
+# run passes when every case selected has a verdict (none SKIPPED, no ERROR);
 # the job really spans two nodes (pmi2/nodeattr/other-node PASSes: on one
 # node it is INFO); the ranks' traces from both nodes reached the
 # orchestrator's --json directory in its own /tmp, which the nodes cannot
 # see; nothing was written to a node's /tmp; and no process of the run is
 # left on any node.
 set -u
-server=$1 conform=$2 cluster=$3 work=$4
-shift 4
+server=$1 mode=$2 conform=$3 cluster=$4 work=$5
+shift 5
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 export SLURM_CONF="$cluster/slurm.conf" PCF_CLUSTER="$cluster"
@@ -37,6 +39,10 @@ case "$server" in
            recover=true ;;
     *) echo "cluster-peer.sh: unknown server $server" >&2; exit 2 ;;
 esac
+if [ "$mode" = sigkill ]; then
+    rmdir "$orch"
+    HOSTILE_LAUNCH=$tmpl exec sh "$here/hostile.sh" "$conform" /bin/false "$work/hostile" sigkill
+fi
 for n in $(cat "$cluster/nodes"); do ls -A "$cluster/$n/tmp" > "$work/tmp-before.$n"; done
 "$conform" server --launch "$tmpl" --timeout 2 --recover "$recover" \
     --json "$orch/json" "$@" > "$work/report.txt" 2> "$work/stderr.txt"
