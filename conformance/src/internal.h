@@ -147,6 +147,7 @@ typedef struct pcf_opts {
     unsigned start_ms;      /* orchestrated: a launch that starts no rank by then is stuck (0: adaptive) */
     unsigned deadline_ms;   /* orchestrated: the whole run (0: none) */
     int jobs;               /* orchestrated: launches at once (0: from the machine and launcher) */
+    int nodes;              /* orchestrated: {nodes} of the template (0: 1) */
     int rerun_deviations;   /* orchestrated with a baseline: runs again of a deviating case */
     bool isolate;           /* orchestrated: every case in a launch of its own */
     bool progress_plain;    /* progress as plain lines (stderr is not a terminal) */

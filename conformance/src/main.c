@@ -37,6 +37,7 @@ static void usage(FILE *f)
           "                          {slot} (0 to --jobs - 1) names a server of its own\n"
           "                          per slot (a cluster, a node): one launch at a time on\n"
           "                          each, a stuck one charged and recovered on its slot\n"
+          "      --nodes N           {nodes} in TEMPLATE: the nodes of each launch (default 1)\n"
           "  -n, --np N              ranks per orchestrated launch (default 4; client mode:\n"
           "                          ranks of each run, default 2)\n"
           "  -t, --timeout SEC       deadline of each case (default 10)\n"
@@ -124,7 +125,7 @@ static int parse_uint(const char *s, int lo, int hi, int *out)
 enum {
     O_PMI = 256, O_LAUNCH, O_STRICT, O_REPEAT, O_BASELINE, O_WBASELINE, O_JUNIT, O_TAP,
     O_JSON, O_HTML, O_LIST, O_REPORT, O_CHILD, O_PERSONA, O_REPORT_ADDR, O_RECOVER, O_START_TMO,
-    O_DEADLINE, O_JOBS, O_FLOOR, O_RERUN, O_ISOLATE,
+    O_DEADLINE, O_JOBS, O_NODES, O_FLOOR, O_RERUN, O_ISOLATE,
 };
 
 static const char *persona = "strict"; /* client mode */
@@ -197,6 +198,12 @@ static int apply(pcf_opts *o, int ch, const char *arg)
         }
         o->deadline_ms = (unsigned)v * 1000u;
         return -1;
+    case O_NODES:
+        if (parse_uint(arg, 1, 4096, &o->nodes)) {
+            fprintf(stderr, "pmi2-conform: --nodes takes 1-4096\n");
+            return PCF_EXIT_USAGE;
+        }
+        return -1;
     case O_FLOOR: setenv("PCF_NO_WAITS", "1", 1); return -1; /* inherited by the ranks */
     case 'j':
     case O_JOBS:
@@ -239,6 +246,7 @@ int main(int argc, char **argv)
         { "start-timeout", required_argument, NULL, O_START_TMO },
         { "deadline", required_argument, NULL, O_DEADLINE },
         { "jobs", required_argument, NULL, O_JOBS },
+        { "nodes", required_argument, NULL, O_NODES },
         { "floor", no_argument, NULL, O_FLOOR },
         { "quiet", no_argument, NULL, 'q' },
         { "verbose", no_argument, NULL, 'v' },

@@ -124,8 +124,9 @@ static void shquote(char **buf, size_t *len, size_t *cap, const char *s)
     *len = (size_t)(w - *buf);
 }
 
-/* TEMPLATE with {n} = np ranks and {slot} = the slot the launch runs on. */
-static char *expand(const char *tmpl, int np, int slot)
+/* TEMPLATE with {n} = np ranks, {nodes} = the nodes asked for (--nodes)
+ * and {slot} = the slot the launch runs on. */
+static char *expand(const char *tmpl, int np, int nodes, int slot)
 {
     size_t cap = strlen(tmpl) + 64, k = 0;
     char *out = malloc(cap);
@@ -135,6 +136,9 @@ static char *expand(const char *tmpl, int np, int slot)
         if (strncmp(p, "{n}", 3) == 0) {
             k += (size_t)snprintf(out + k, cap - k, "%d", np);
             p += 3;
+        } else if (strncmp(p, "{nodes}", 7) == 0) {
+            k += (size_t)snprintf(out + k, cap - k, "%d", nodes);
+            p += 7;
         } else if (strncmp(p, "{slot}", 6) == 0) {
             k += (size_t)snprintf(out + k, cap - k, "%d", slot);
             p += 6;
@@ -316,7 +320,7 @@ static bool launch_begin(const pcf_opts *o, const launch *L, const char *self, r
     launch_outcome *out = &rn->out;
     memset(out, 0, sizeof *out);
     out->how = L_FAILED;
-    char *cmd = expand(o->launch, L->np, rn->slot);
+    char *cmd = expand(o->launch, L->np, o->nodes > 0 ? o->nodes : 1, rn->slot);
     if (!cmd)
         return false;
     size_t len = strlen(cmd), cap = len + 1;
@@ -554,7 +558,7 @@ static pid_t recover_start(const pcf_opts *o, int slot)
 {
     if (!o->recover)
         return -1;
-    char *cmd = expand(o->recover, 0, slot);
+    char *cmd = expand(o->recover, 0, o->nodes > 0 ? o->nodes : 1, slot);
     if (!cmd)
         return -1;
     pcf_notice(o, "recovering the server: %s", cmd);

@@ -5,7 +5,7 @@
 #
 #   cluster-peer.sh SERVER MODE PMI2_CONFORM CLUSTER_DIR WORKDIR [CASE...]
 #
-#   SERVER  slurm: srun -N 2 --mpi=pmi2, --recover resets the cluster
+#   SERVER  slurm: srun -N {nodes} --mpi=pmi2 (--nodes 2), --recover resets the cluster
 #           hydra: mpiexec.hydra's ssh launcher, scripts/cluster-exec.sh
 #   MODE    run: the cases; sigkill: the orchestrator is killed mid-run and
 #           its ranks on both nodes must exit by themselves (hostile.sh)
@@ -33,7 +33,7 @@ mkdir -p "$work"
 # the orchestrator's side: in the machine's /tmp, out of the nodes' sight
 orch=$(mktemp -d "${TMPDIR:-/tmp}/pcf-cluster-peer.XXXXXX")
 case "$server" in
-    slurm) tmpl='srun -N 2 --mpi=pmi2 -n {n}'
+    slurm) tmpl='srun -N {nodes} --mpi=pmi2 -n {n}'
            recover="'$root/scripts/cluster.sh' reset '$cluster' >/dev/null 2>&1" ;;
     hydra) tmpl="mpiexec.hydra -launcher ssh -launcher-exec '$root/scripts/cluster-exec.sh' -hosts node0,node1 -n {n}"
            recover=true ;;
@@ -41,10 +41,10 @@ case "$server" in
 esac
 if [ "$mode" = sigkill ]; then
     rmdir "$orch"
-    HOSTILE_LAUNCH=$tmpl exec sh "$here/hostile.sh" "$conform" /bin/false "$work/hostile" sigkill
+    HOSTILE_LAUNCH=$tmpl HOSTILE_ARGS="--nodes 2" exec sh "$here/hostile.sh" "$conform" /bin/false "$work/hostile" sigkill
 fi
 for n in $(cat "$cluster/nodes"); do ls -A "$cluster/$n/tmp" > "$work/tmp-before.$n"; done
-"$conform" server --launch "$tmpl" --timeout 2 --recover "$recover" \
+"$conform" server --launch "$tmpl" --nodes 2 --timeout 2 --recover "$recover" \
     --json "$orch/json" "$@" > "$work/report.txt" 2> "$work/stderr.txt"
 echo "pmi2-conform exit status $?"
 tail -1 "$work/report.txt"
