@@ -91,6 +91,35 @@ static void add_events(pmt_trace *t, const char *conn, const pws_event *ev, size
     }
 }
 
+/* DIR/NAME (path): sent over the report channel by a rank of an
+ * orchestrated run, whose orchestrator's directory may be on another host,
+ * else written here whole and renamed in, so that a rank killed mid-write
+ * leaves the last whole one. */
+static void store_trace(const pcf_ctx *c, const char *dir, const char *path, const pmt_trace *t)
+{
+    if (c->o->child && c->o->report) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (m) {
+            pmt_write(m, t, NULL, NULL);
+            fclose(m);
+            pcf_report_trace(path + strlen(dir) + 1, text, len);
+        }
+        free(text);
+        return;
+    }
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+        if (pmt_write(f, t, NULL, NULL) == 0 && fclose(f) == 0)
+            rename(tmp, path);
+        else
+            unlink(tmp);
+    }
+}
+
 /* The launch a trace belongs to: its job id (kvsname for PMI-1), as a
  * file name part. */
 static void job_name(const pcf_ctx *c, char *out, size_t n)
@@ -129,11 +158,7 @@ static void write_startup(const pcf_ctx *c, const char *dir)
     pmt_trace_init(&t);
     trace_headers(c, &t, NULL);
     add_events(&t, conn, startup_ev, startup_n);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        pmt_write(f, &t, NULL, NULL);
-        fclose(f);
-    }
+    store_trace(c, dir, path, &t);
     pmt_trace_free(&t);
 }
 
@@ -144,23 +169,16 @@ static void write_trace(const pcf_ctx *c, const char *dir, const char *id, int i
 {
     if (!dir)
         return;
-    char safe[160], path[1024], tmp[1100], conn[16];
+    char safe[160], path[1024], conn[16];
     pcf_safe_name(id, safe, sizeof safe);
     snprintf(path, sizeof path, "%s/%s.i%d.r%d.trace", dir, safe, iter, c->rank);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     snprintf(conn, sizeof conn, "r%d", c->rank);
     pmt_trace t;
     pmt_trace_init(&t);
     trace_headers(c, &t, id);
     add_events(&t, conn, startup_ev, startup_n);
     add_events(&t, conn, ev, n);
-    FILE *f = fopen(tmp, "w");
-    if (f) { /* renamed into place: a rank killed mid-write leaves the last whole one */
-        if (pmt_write(f, &t, NULL, NULL) == 0 && fclose(f) == 0)
-            rename(tmp, path);
-        else
-            unlink(tmp);
-    }
+    store_trace(c, dir, path, &t);
     pmt_trace_free(&t);
 }
 
@@ -387,6 +405,8 @@ static int side_connect(const char *addr, unsigned timeout_ms)
 
 static const char *tdir_make(const pcf_opts *o, char *buf, size_t n)
 {
+    if (o->json_dir && o->child) /* traces go over the report channel */
+        return snprintf(buf, n, "%s/traces", o->json_dir), buf;
     if (o->json_dir) {
         mkdir(o->json_dir, 0777);
         snprintf(buf, n, "%s/traces", o->json_dir);
@@ -406,16 +426,12 @@ static void report_and_free(pcf_results *rs, const pcf_opts *o, int *code)
     pcf_results_free(rs);
 }
 
-/* Wait until rank 0 wrote "done" to the launch's results file (at most ms). */
-static void await_done(const char *path, unsigned ms)
+/* Wait until the orchestrator passed on rank 0's "done" (at most ms). */
+static void await_done(unsigned ms)
 {
     uint64_t dl = pws_deadline_ms(ms);
-    while (pws_now_usec() < dl) {
-        pcf_resinfo in;
-        if (pcf_resfile_read(path, NULL, &in) == 0 && in.done)
-            return;
+    while (pws_now_usec() < dl && !pcf_report_done_seen())
         poll(NULL, 0, 20);
-    }
 }
 
 /* Rank 0: case `it` is not run, for a need the start-up found absent
@@ -448,16 +464,12 @@ static void grade_absent(pcf_results *rs, const plan_item *it, const pcf_probed 
 int pcf_run_job(const pcf_opts *o)
 {
     signal(SIGPIPE, SIG_IGN);
-    if (o->child) {
-        pcf_watch_parent(o->parent);
-        if (o->results_file) { /* the parent learns that this rank started, and its pid */
-            FILE *af = fopen(o->results_file, "a");
-            if (af) {
-                const char *r = getenv("PMI_RANK");
-                pcf_resfile_alive(af, r && *r ? atoi(r) : -1, (long)getpid());
-                fclose(af);
-            }
-        }
+    /* a child's one stream to the orchestrator (NULL run as the job) */
+    FILE *chan = o->child ? pcf_report_stream(o->report) : NULL;
+    if (chan) { /* the parent learns that this rank started, and its pid */
+        const char *r = getenv("PMI_RANK");
+        pcf_resfile_alive(chan, r && *r ? atoi(r) : -1, (long)getpid());
+        fflush(chan);
     }
     pcf_ctx c = { .pmi = o->pmi, .o = o };
     /* the start-up exchange gets the case deadline, and at least HS_MIN_MS
@@ -499,35 +511,27 @@ int pcf_run_job(const pcf_opts *o)
     }
     pcf_results rs = { 0 };
     snprintf(rs.target, sizeof rs.target, "run as the job (PMI-%d, %d ranks)", o->pmi, c.size);
-    FILE *resf = NULL;
-    if (rank0 && o->results_file) {
-        resf = fopen(o->results_file, "a");
-        if (!resf)
-            fprintf(stderr, "pmi2-conform: %s: %s\n", o->results_file, strerror(errno));
-    }
+    FILE *resf = rank0 ? chan : NULL;
     uint64_t t_start = pws_now_usec();
     int code = PCF_EXIT_USAGE;
 
     if (!hs_ok) {
         /* No usable session: grade the handshake locally, report the rest. */
         fprintf(stderr, "pmi2-conform: rank %d: PMI start-up failed: %s\n", c.rank, c.hs.error);
-        if (o->child && o->results_file && !rank0 && !c.hs.refused) {
+        if (chan && !rank0 && !c.hs.refused) {
             /* every rank says why: rank 0 may not live to (a launcher may end
              * the job as soon as one rank exits) */
-            FILE *lf = fopen(o->results_file, "a");
-            if (lf) {
-                char why[400];
-                snprintf(why, sizeof why, "the harness's PMI-%d start-up failed: %s", o->pmi,
-                         c.hs.error);
-                pcf_resfile_lost(lf, "-", why);
-                fclose(lf);
-            }
+            char why[400];
+            snprintf(why, sizeof why, "the harness's PMI-%d start-up failed: %s", o->pmi,
+                     c.hs.error);
+            pcf_resfile_lost(chan, "-", why);
+            fflush(chan);
         }
         if (!rank0 && c.hs.env_rank > 0) {
             /* a launcher may end the job as this rank exits: after a
              * refusal, rank 0 is grading, not lost; let it finish */
-            if (c.hs.refused && o->child && o->results_file)
-                await_done(o->results_file, hs_ms);
+            if (c.hs.refused && chan)
+                await_done(hs_ms);
             free(plan);
             return PCF_EXIT_USAGE;
         }
@@ -569,7 +573,7 @@ int pcf_run_job(const pcf_opts *o)
                 pcf_resfile_done(resf);
             else
                 pcf_resfile_lost(resf, "-", why);
-            fclose(resf);
+            fflush(resf);
         }
         report_and_free(&rs, o, &code);
         free(plan);
@@ -581,12 +585,7 @@ int pcf_run_job(const pcf_opts *o)
      * may begin a case while rank 0 is still reading the exchange that
      * closed the previous one, and if that rank's case ends the job the
      * case must be on record (see pcf_resfile_start). */
-    FILE *startf = resf;
-    if (!rank0 && o->child && o->results_file) {
-        startf = fopen(o->results_file, "a");
-        if (startf)
-            setvbuf(startf, NULL, _IOFBF, 4096); /* one write() per fflush */
-    }
+    FILE *startf = chan;
 
     /* Start-up exchange: rank 0 hands out the trace directory. */
     char tbuf[512] = "";
@@ -980,10 +979,9 @@ int pcf_run_job(const pcf_opts *o)
          * the grading, so the launcher's status is no verdict). */
         if (finalized)
             pcf_resfile_done(resf);
-        fclose(resf);
     }
-    if (startf && startf != resf)
-        fclose(startf);
+    if (chan)
+        fflush(chan); /* closed at exit: the orchestrator reads it to the end */
     if (vfd) { /* now the victims may go */
         for (int r = 0; r < c.size; r++)
             if (vfd[r] >= 0) {
