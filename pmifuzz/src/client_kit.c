@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pmifuzz/harness.h"
@@ -45,8 +46,46 @@ static void setup_env(void)
     signal(SIGPIPE, SIG_IGN); /* a library writing after the responses ended */
 }
 
+/* Reproducing a crash: the library runs in a child, so that what it wrote
+ * before it died can still be read and saved (for pmifuzz-trace); then the
+ * parent dies the same way, so the harness still reports the crash. */
+static void run_forked(pmifuzz_api_fn api, int srv, const char *path)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        api();
+        _exit(0);
+    }
+    int st = 0;
+    if (pid > 0)
+        waitpid(pid, &st, 0);
+    drain(srv);
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(reqs, 1, nreqs, f);
+        fclose(f);
+    }
+    if (pid > 0 && WIFSIGNALED(st)) {
+        fprintf(stderr, "pmifuzz: the library died of signal %d; its requests are in %s\n",
+                WTERMSIG(st), path);
+        abort();
+    }
+    if (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "pmifuzz: the library exited with %d (a sanitizer report above); its "
+                        "requests are in %s\n", WEXITSTATUS(st), path);
+        abort();
+    }
+}
+
 long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_api_fn api)
 {
+    /* Live: a real server (pmi-trace replay --client) gave us PMI_FD; the
+     * input is ignored and the API runs against it once. */
+    if (getenv("PMIFUZZ_LIVE")) {
+        api();
+        return 0;
+    }
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
         return -1;
@@ -77,7 +116,11 @@ long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_api_fn api)
     }
     shutdown(sv[0], SHUT_WR);
     nreqs = 0;
-    api();
+    const char *save = getenv("PMIFUZZ_REQUESTS_OUT");
+    if (save)
+        run_forked(api, sv[0], save);
+    else
+        api();
     drain(sv[0]);
     close(sv[0]);
     close(lib_fd); /* EBADF when the library closed it already: harmless */

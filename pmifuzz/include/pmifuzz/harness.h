@@ -17,7 +17,12 @@
  *
  * Each run puts the input on one end of a socket pair, ends it there (the
  * library reads end of file after the last response), exports the other end
- * as PMI_FD (with PMI_RANK=0, PMI_SIZE=1 unless set), and calls api(). */
+ * as PMI_FD (with PMI_RANK=0, PMI_SIZE=1 unless set), and calls api().
+ *
+ * Environment: PMIFUZZ_REQUESTS_OUT=FILE runs api() in a child and saves what
+ * the library wrote to FILE (for pmifuzz-trace --client); PMIFUZZ_LIVE=1
+ * ignores the input and runs api() once against the PMI_FD the environment
+ * already has (the harness as the program of `pmi-trace replay --client`). */
 #ifndef PMIFUZZ_HARNESS_H
 #define PMIFUZZ_HARNESS_H
 
