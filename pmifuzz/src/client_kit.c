@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "answers.h"
 #include "pmifuzz/harness.h"
 
 static int lib_fd = -1;   /* the number the library's end always gets */
@@ -122,6 +123,7 @@ long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_api_fn api)
     else
         api();
     drain(sv[0]);
+    pf_answer_record(data, size, reqs, nreqs);
     close(sv[0]);
     close(lib_fd); /* EBADF when the library closed it already: harmless */
     return (long)nreqs;

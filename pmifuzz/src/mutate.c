@@ -37,7 +37,12 @@ static size_t attempt(uint8_t *data, size_t size, size_t max, pf_rng *r)
         return 0;
     }
     const pmifuzz_config *cfg = pf_config();
-    pf_ctx c = { .s = &s, .r = r, .max = max, .cfg = cfg };
+    /* libFuzzer turns its length control off for custom mutators: grow
+     * inputs a little at a time (small inputs run faster), with a full-size
+     * attempt now and then so floods and limit values still reach max */
+    size_t room = size + 64 + size / 2;
+    pf_ctx c = { .s = &s, .r = r, .max = pf_chance(r, 1, 8) || room > max ? max : room,
+                 .cfg = cfg, .input = data, .input_len = size };
     int applied = 0;
     size_t rounds = 1 + pf_below(r, 3);
     for (size_t i = 0; i < rounds; i++) {

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "answers.h"
+#include "bytes.h"
 #include "damage.h"
 #include "values.h"
 
@@ -75,6 +77,42 @@ static int op_new_msg(pf_ctx *c)
         return 0;
     set_cmd(c, it, cs);
     fill_keys(c, it, cs);
+    return 1;
+}
+
+/* Answer the last request a client library wrote for this input: its
+ * reply from the schema, with the request's thrid, rc=0, found=TRUE, and
+ * the reply's other keys typed; appended, as the next thing it reads. */
+static int op_answer(pf_ctx *c)
+{
+    pf_answer a;
+    if (!c->input || !pf_answer_lookup(c->input, c->input_len, &a))
+        return 0;
+    const pmc_cmdspec *req = pmc_schema_get((pmc_cmd)a.cmd);
+    const pmc_cmdspec *cs = req ? pmc_schema_get(req->reply) : NULL;
+    if (!cs)
+        return 0;
+    pf_item *it = pf_stream_insert(c->s, c->s->n, &(pf_item){ .is_msg = 1 });
+    if (!it)
+        return 0;
+    set_cmd(c, it, cs);
+    if (a.thrid[0])
+        pf_item_add(c->s, it, 0, PMC_SLICE_LIT("thrid"), pmc_slice_cstr(a.thrid));
+    for (size_t k = 0; k < cs->nkeys; k++) {
+        const pmc_keyspec *ks = &cs->keys[k];
+        pmc_slice key = pmc_slice_cstr(ks->name), val;
+        if (pmc_slice_eq(key, "thrid") || (ks->flags & PMC_K_ALIAS))
+            continue;
+        if (pmc_slice_eq(key, "rc"))
+            val = PMC_SLICE_LIT("0");
+        else if (pmc_slice_eq(key, "found"))
+            val = PMC_SLICE_LIT("TRUE");
+        else if ((ks->flags & PMC_K_REQUIRED) || pf_chance(c->r, 1, 2))
+            val = pf_typed_value(&c->s->arena, c->r, ks->type);
+        else
+            continue;
+        pf_item_add(c->s, it, it->n, pf_spec_key(&c->s->arena, c->r, ks), val);
+    }
     return 1;
 }
 
@@ -282,6 +320,50 @@ static int op_wire(pf_ctx *c)
     return 1;
 }
 
+/* libFuzzer's byte mutations (with its comparison-guided ones) applied to
+ * one field only: the framing stays intact, so they reach the code that
+ * compares keys, values and names instead of the length check. */
+static pmc_slice bytes_of(pf_ctx *c, pmc_slice f)
+{
+    size_t max = f.len + 16;
+    uint8_t *p = pf_arena_alloc(&c->s->arena, max + 1);
+    if (!p)
+        return f;
+    if (f.len)
+        memcpy(p, f.ptr, f.len);
+    size_t n = pf_byte_mutate(p, f.len, max, c->r);
+    return (pmc_slice){ (const char *)p, n };
+}
+
+static int op_bytes_value(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it || !it->n)
+        return 0;
+    pf_kv *kv = &it->kv[pf_below(c->r, it->n)];
+    kv->val = bytes_of(c, kv->val);
+    return 1;
+}
+
+static int op_bytes_key(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it || !it->n)
+        return 0;
+    pf_kv *kv = &it->kv[pf_below(c->r, it->n)];
+    kv->key = bytes_of(c, kv->key);
+    return 1;
+}
+
+static int op_bytes_name(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it)
+        return 0;
+    it->name = bytes_of(c, it->name);
+    return 1;
+}
+
 /* Raw damage is recorded on the item and applied when it is encoded. */
 static int damage(pf_ctx *c, pf_damage d, uint32_t arg)
 {
@@ -317,6 +399,7 @@ static int op_junk(pf_ctx *c)
 
 static const pf_op ops[] = {
     { "swap-cmd", op_swap_cmd, 3, 0 },     { "new-msg", op_new_msg, 2, 0 },
+    { "answer", op_answer, 6, 0 },
     { "drop-key", op_drop_key, 4, 0 },     { "dup-key", op_dup_key, 3, 0 },
     { "rename-key", op_rename_key, 3, 0 }, { "add-key", op_add_key, 3, 0 },
     { "typed-value", op_typed_value, 4, 0 }, { "limit-value", op_limit_value, 2, 0 },
@@ -324,7 +407,9 @@ static const pf_op ops[] = {
     { "split", op_split, 1, 0 },           { "merge", op_merge, 1, 0 },
     { "dup-msg", op_dup_msg, 1, 0 },       { "del-msg", op_del_msg, 1, 0 },
     { "swap-msgs", op_swap_msgs, 1, 0 },   { "dialect", op_dialect, 1, 0 },
-    { "wire", op_wire, 1, 0 },             { "cut", op_cut, 2, 1 },
+    { "wire", op_wire, 1, 0 },             { "bytes-value", op_bytes_value, 6, 0 },
+    { "bytes-key", op_bytes_key, 2, 0 },   { "bytes-name", op_bytes_name, 1, 0 },
+    { "cut", op_cut, 2, 1 },
     { "lenfield", op_lenfield, 3, 1 },     { "semirun", op_semirun, 1, 1 },
     { "bytes", op_bytes, 2, 1 },           { "junk", op_junk, 1, 1 },
 };

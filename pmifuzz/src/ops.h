@@ -10,6 +10,8 @@ typedef struct pf_ctx {
     pf_stream *s;
     pf_rng *r;
     size_t max; /* output budget */
+    const uint8_t *input; /* the input as it came (the answers table's key) */
+    size_t input_len;
     const pmifuzz_config *cfg;
 } pf_ctx;
 
