@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # libpmifuzz against plain libFuzzer, in one run (not a ctest: it takes minutes).
 #
-#   bench/pmifuzz/run.sh [SECONDS] [REPEATS] [BUILD_DIR]       (defaults: 60 3 build/fuzz)
+#   bench/pmifuzz/run.sh [SECONDS] [REPEATS] [BUILD_DIR] [SEEDS]
+#       defaults: 60 3 build/fuzz corpus; SEEDS corpus = fuzz/kit/corpus (whole
+#       sessions), corpus-min = fuzz/kit/corpus-min (one init line each)
 #
 # For every kit harness (fuzz/kit), kit-<name> (the PMI-aware mutator) and
 # kit-<name>-plain (same harness, same kits, libFuzzer's own mutations) run
@@ -15,7 +17,7 @@
 #              (PLANTED=pairs, PLANTED=abort); Slurm's libpmi2 has its own.
 # Needs `cmake --preset fuzz && cmake --build --preset fuzz`.
 set -euo pipefail
-secs=${1:-60} reps=${2:-3} build=${3:-build/fuzz}
+secs=${1:-60} reps=${2:-3} build=${3:-build/fuzz} seeds=${4:-corpus}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 fz=$build/fuzz
 dict=$build/pmifuzz/pmi.dict
@@ -50,6 +52,7 @@ median_crash() { sed 's/^-$/999999999999/' | median | sed 's/^999999999999$/-/';
 
 printf '| harness | mutator | edges (median) | execs | execs to crash (median) | found in | runs |\n'
 printf '|---|---|---:|---:|---:|---:|---|\n'
+ratios=
 cases="planted:pairs planted:abort mockserver: pmiclient: slurm_pmi2:"
 for c in $cases; do
     name=${c%%:*} bug=${c#*:}
@@ -59,10 +62,17 @@ for c in $cases; do
     label=$name${bug:+ ($bug)}
     for v in "" "-plain"; do : >"$work/res$v"; done
     for s in $(seq 1 "$reps"); do
-        run "$fz/kit-$name" "$src/fuzz/kit/corpus/$name" "$s" "$name$bug-$s" "$env" >>"$work/res" &
-        run "$fz/kit-$name-plain" "$src/fuzz/kit/corpus/$name" "$s" "$name$bug-$s-plain" "$env" >>"$work/res-plain" &
+        run "$fz/kit-$name" "$src/fuzz/kit/$seeds/$name" "$s" "$name$bug-$s" "$env" >>"$work/res" &
+        run "$fz/kit-$name-plain" "$src/fuzz/kit/$seeds/$name" "$s" "$name$bug-$s-plain" "$env" >>"$work/res-plain" &
         wait
     done
+    # libpmifuzz / plain: edges, and plain's executions to crash / ours
+    er=$(paste -d' ' <(cut -d' ' -f1 "$work/res" | median) <(cut -d' ' -f1 "$work/res-plain" | median) |
+        awk '{ if ($2 > 0) printf "%.2fx", $1 / $2; else print "-" }')
+    cr=$(paste -d' ' <(cut -d' ' -f3 "$work/res" | median_crash) <(cut -d' ' -f3 "$work/res-plain" | median_crash) \
+               <(cut -d' ' -f2 "$work/res-plain" | median) |
+        awk '{ if ($1 == "-") print "-"; else if ($2 == "-") printf ">%.0fx (plain: none in %d)", $3 / $1, $3; else printf "%.0fx", $2 / $1 }')
+    ratios="$ratios| $name${bug:+ ($bug)} | $er | $cr |"$'\n'
     for v in "" "-plain"; do
         f=$work/res$v
         e=$(cut -d' ' -f1 "$f" | median)
@@ -72,8 +82,10 @@ for c in $cases; do
         cs=$(awk '$4 != "-" {print $4}' "$f" | median)
         runs=$(tr '\n' ';' <"$f" | sed 's/;$//')
         printf '| %s | %s | %s | %s | %s | %s/%s runs, median %ss | %s |\n' "$label" \
-            "${v:+plain libFuzzer}${v:-libpmifuzz}" "$e" "$x" "$ce" "$found" "$reps" "$cs" "$runs"
+            "$( [ -n "$v" ] && echo 'plain libFuzzer' || echo libpmifuzz )" "$e" "$x" "$ce" "$found" "$reps" "$cs" "$runs"
     done
 done
 echo
-echo "each run: edges execs execs-to-crash seconds-to-crash; ${secs}s per run, seeds 1..$reps, $(nproc) cores, $(date -u +%FT%TZ)"
+printf '| harness | edges, libpmifuzz / plain | executions to crash, plain / libpmifuzz |\n|---|---:|---:|\n%s' "$ratios"
+echo
+echo "seeds: fuzz/kit/$seeds; each run: edges execs execs-to-crash seconds-to-crash; ${secs}s per run, seeds 1..$reps, $(nproc) cores, $(date -u +%FT%TZ)"

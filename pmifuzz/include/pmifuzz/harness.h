@@ -50,6 +50,12 @@ PMIFUZZ_API void pmifuzz_server_feed(const uint8_t *data, size_t size, pmifuzz_h
  * library wrote (its requests), for harnesses that check them; -1 when the
  * socket pair could not be made. */
 PMIFUZZ_API long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_api_fn api);
+/* Run the library in a child process each time (also PMIFUZZ_FORK=1): for
+ * libraries that exit or abort on bad input or initialise once per process
+ * (MPI_Init).  A fault or sanitizer report in the child is reported as a
+ * crash; exit() and abort() are the library's refusal, not findings.
+ * Coverage of the child is not seen by libFuzzer. */
+PMIFUZZ_API void pmifuzz_client_fork(int on);
 /* The requests of the last pmifuzz_client_run (valid until the next one). */
 PMIFUZZ_API const char *pmifuzz_client_requests(size_t *len);
 
