@@ -6,9 +6,27 @@
 
 #include "pmicodec/pmicodec.h"
 
+/* Entries already written: keys repeat across commands. */
+static char seen[2048][80];
+static size_t nseen;
+
+static bool fresh(const char *a, const char *b)
+{
+    char e[80];
+    snprintf(e, sizeof e, "%s%s", a, b ? b : "");
+    for (size_t i = 0; i < nseen; i++)
+        if (strcmp(seen[i], e) == 0)
+            return false;
+    if (nseen < sizeof seen / sizeof *seen)
+        memcpy(seen[nseen++], e, sizeof e);
+    return true;
+}
+
 /* One dictionary entry, escaped as libFuzzer reads it. */
 static void entry(FILE *f, const char *a, const char *b)
 {
+    if (!fresh(a, b))
+        return;
     fputc('"', f);
     for (const char *s = a; *s; s++)
         fprintf(f, (*s == '"' || *s == '\\') ? "\\%c" : (*s < 0x20 ? "\\x%02x" : "%c"),
