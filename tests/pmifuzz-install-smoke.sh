@@ -35,4 +35,14 @@ set -e
 grep -q 'found LLVMFuzzerCustomMutator' "$work/log" || { cat "$work/log"; fail "libFuzzer did not find the custom mutator"; }
 [ $rc -ne 0 ] && ls "$work"/crash-* >/dev/null 2>&1 || { tail -20 "$work/log"; fail "the planted pair-table overflow was not found"; }
 grep -E '^#[0-9]+|stat::number_of_executed_units' "$work/log" | tail -2
-echo "pmifuzz install smoke passed: $(ls "$work"/crash-* | head -1)"
+echo "pkg-config harness found: $(ls "$work"/crash-* | head -1)"
+
+# the same harness through find_package(pmi2conform) -> pmi2conform::pmifuzz
+cmake -S "$consumer" -B "$work/cmake" -DCMAKE_C_COMPILER="$clang" \
+    -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$work/cmake" >/dev/null
+"$work/cmake/harness" -seed=1 -runs=1 "$work/corpus" >"$work/log-cmake" 2>&1 ||
+    { cat "$work/log-cmake"; fail "the find_package harness did not run"; }
+grep -q 'found LLVMFuzzerCustomMutator' "$work/log-cmake" ||
+    fail "the find_package harness does not carry the custom mutator"
+echo "pmifuzz install smoke passed"
