@@ -43,7 +43,8 @@ foreign:*)
     if [ "$rc" -ne 0 ] && printf '%s\n' "$frames" | grep -q "$lib" &&
         ! printf '%s\n' "$frames" | grep -q 'pmifuzz_'; then
         printf '%s\n' "$frames" | head -8
-        for f in "$artifacts"/crash-*; do
+        for f in "$artifacts"/*; do
+            [ -f "$f" ] || continue
             echo "a finding in $lib, not ours: $f (base64):"
             base64 "$f"
         done
