@@ -15,13 +15,16 @@
 #   to crash   executions (and seconds) until the first crash; "-" when none
 #              within the time.  The planted server runs once per bug
 #              (PLANTED=pairs, PLANTED=abort); Slurm's libpmi2 has its own.
-# Needs `cmake --preset fuzz && cmake --build --preset fuzz`.
+# Needs `cmake --preset fuzz && cmake --build --preset fuzz && cmake --build build/fuzz --target kit-plain`.
 set -euo pipefail
 secs=${1:-60} reps=${2:-3} build=${3:-build/fuzz} seeds=${4:-corpus}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 fz=$build/fuzz
 dict=$build/pmifuzz/pmi.dict
-[ -x "$fz/kit-planted" ] || { echo "build the fuzz preset first ($fz/kit-planted missing)" >&2; exit 2; }
+[ -x "$fz/kit-planted" ] && [ -x "$fz/kit-planted-plain" ] || {
+    echo "build the fuzz preset and its target kit-plain first ($fz/kit-planted-plain missing)" >&2
+    exit 2
+}
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmifuzz-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
