@@ -56,7 +56,7 @@ median_crash() { sed 's/^-$/999999999999/' | median | sed 's/^999999999999$/-/';
 printf '| harness | mutator | edges (median) | execs | execs to crash (median) | found in | runs |\n'
 printf '|---|---|---:|---:|---:|---:|---|\n'
 ratios=
-cases="planted:pairs planted:abort mockserver: pmiclient: slurm_pmi2:"
+cases="planted:pairs planted:abort mockserver: pmiclient: pmiclient_v1: slurm_pmi2:"
 for c in $cases; do
     name=${c%%:*} bug=${c#*:}
     [ -x "$fz/kit-$name" ] || continue
