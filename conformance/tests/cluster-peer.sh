@@ -11,7 +11,8 @@
 #           its ranks on both nodes must exit by themselves (hostile.sh)
 #   CASE    the cases to run (default: all)
 #
-# run passes when every case selected has a verdict (none SKIPPED, no ERROR);
+# run passes when every case selected has a verdict (none SKIPPED but the
+# port-mode cases, no ERROR);
 # the job really spans two nodes (pmi2/nodeattr/other-node PASSes: on one
 # node it is INFO); the ranks' traces from both nodes reached the
 # orchestrator's --json directory in its own /tmp, which the nodes cannot
@@ -44,7 +45,7 @@ if [ "$mode" = sigkill ]; then
     HOSTILE_LAUNCH=$tmpl HOSTILE_ARGS="--nodes 2" exec sh "$here/hostile.sh" "$conform" /bin/false "$work/hostile" sigkill
 fi
 for n in $(cat "$cluster/nodes"); do ls -A "$cluster/$n/tmp" > "$work/tmp-before.$n"; done
-"$conform" server --launch "$tmpl" --nodes 2 --timeout 2 --recover "$recover" \
+"$conform" server -v --launch "$tmpl" --nodes 2 --timeout 2 --recover "$recover" \
     --json "$orch/json" "$@" > "$work/report.txt" 2> "$work/stderr.txt"
 echo "pmi2-conform exit status $?"
 tail -1 "$work/report.txt"
@@ -52,7 +53,8 @@ rc=0
 fail() { echo "FAIL: $*" >&2; rc=1; }
 ncases=$("$conform" server --list "$@" | wc -l)
 grep -q "^$ncases tests, " "$work/report.txt" || fail "not every one of the $ncases cases has a verdict"
-if grep -q '^  \(ERROR\|SKIPPED\) ' "$work/report.txt"; then
+# (the port-mode cases are SKIPPED: these launches give PMI_FD, not PMI_PORT)
+if grep '^  \(ERROR\|SKIPPED\) ' "$work/report.txt" | grep -qv ' robust/v1-port-'; then
     fail "ERROR or SKIPPED verdicts:"
     grep -A4 '^  \(ERROR\|SKIPPED\) ' "$work/report.txt" | head -40 >&2
 fi
