@@ -50,15 +50,16 @@ static inline long pcfd_find(const pmc_out *o, size_t from, const char *s)
     return -1;
 }
 
-/* Overwrite the first `from` after the length field with n bytes of `to`
- * (n <= its length: the length field stays right); -1 after observing when
- * absent.  For what the encoder will not write (a key twice, a NUL). */
+/* Overwrite the first `from` in an encoded message (a PMI-2 length field
+ * holds no such text) with n bytes of `to` (n <= its length: a length
+ * field stays right); -1 after observing when absent.  For what the encoder
+ * will not write (a key twice, a NUL), in a PMI-1 line or a PMI-2 frame. */
 static inline int pcfd_patch(pcf_ctx *c, pmc_out *o, const char *from, const char *to,
                              size_t n)
 {
-    long at = pcfd_find(o, 6, from);
+    long at = pcfd_find(o, 0, from);
     if (at < 0) {
-        pcf_observe(c, "harness-error", "'%s' not in the encoded frame", from);
+        pcf_observe(c, "harness-error", "'%s' not in the encoded message", from);
         return -1;
     }
     memcpy(o->buf + at, to, n);

@@ -45,18 +45,6 @@ static void begin_put(pmc_enc *e, pcf_ctx *c)
     pmc_enc_str(e, "kvsname", pcf_kvsname(c));
 }
 
-/* Replace the first `from` after "cmd=" by `to` (same length). */
-static int patch(pcf_ctx *c, pmc_out *o, const char *from, const char *to, size_t n)
-{
-    long at = pcfd_find(o, 4, from);
-    if (at < 0) {
-        pcf_observe(c, "harness-error", "'%s' not in the encoded line", from);
-        return -1;
-    }
-    memcpy(o->buf + at, to, n);
-    return 0;
-}
-
 /* "cmd=put kvsname=K pcfbare key=<k> value=bare-ok" */
 static void run_bare_word(pcf_ctx *c)
 {
@@ -123,7 +111,7 @@ static void run_dup_keys(pcf_ctx *c)
     pmc_enc_str(&e, "key", key);
     pmc_enc_str(&e, "value", "first");
     pmc_enc_str(&e, "xalue", "second");
-    if (pcfd_encode(c, &e, NULL, &o) == 0 && patch(c, &o, "xalue=", "v", 1) == 0) {
+    if (pcfd_encode(c, &e, NULL, &o) == 0 && pcfd_patch(c, &o, "xalue=", "v", 1) == 0) {
         int f = put_barrier_get(c, &o, key, &m, &v);
         if (f == 1 && pmc_slice_eq(v, "first"))
             pcf_observe(c, "ok", "the first occurrence won");
@@ -148,7 +136,7 @@ static void run_nul_value(pcf_ctx *c)
     begin_put(&e, c);
     pmc_enc_str(&e, "key", key);
     pmc_enc_str(&e, "value", "aQb");
-    if (pcfd_encode(c, &e, NULL, &o) == 0 && patch(c, &o, "=aQb\n", "=a\0b\n", 5) == 0) {
+    if (pcfd_encode(c, &e, NULL, &o) == 0 && pcfd_patch(c, &o, "=aQb\n", "=a\0b\n", 5) == 0) {
         int f = put_barrier_get(c, &o, key, &m, &v);
         if (f == 1 && v.len == 3 && memcmp(v.ptr, "a\0b", 3) == 0)
             pcf_observe(c, "ok", "the value with a NUL came back intact");
