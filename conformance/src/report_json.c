@@ -33,9 +33,11 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
         pcf_safe_name(c->id, safe, sizeof safe);
         pcf_merged m;
         pcf_merge_traces(rs, c, &m);
-        /* a case that did not pass (and ran) is a bug report */
+        /* a server case that did not pass (and ran) is a bug report; client
+         * cases keep no wire session to replay yet */
         char repro[200] = "";
-        if ((r->verdict != PCF_PASS && r->verdict != PCF_SKIPPED) &&
+        if (r->verdict != PCF_PASS && r->verdict != PCF_SKIPPED &&
+            strncmp(c->id, "client/", 7) != 0 &&
             pcf_repro_write(rs, o, r, repro, sizeof repro) != 0)
             repro[0] = 0;
         if (m.have) {
@@ -144,7 +146,8 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
         pcf_json_cstr(f, r->e->c->clause);
         fprintf(f, ", \"duration_ms\": %.3f, \"report\": \"%s.json\"", (double)r->usec / 1e3,
                 safe);
-        if (r->verdict != PCF_PASS && r->verdict != PCF_SKIPPED)
+        if (r->verdict != PCF_PASS && r->verdict != PCF_SKIPPED &&
+            strncmp(r->e->c->id, "client/", 7) != 0)
             fprintf(f, ", \"repro\": \"repro/%s\"", safe);
         if (o->baseline) {
             fprintf(f, ", \"deviation\": %s", r->deviation ? "true" : "false");
