@@ -92,12 +92,23 @@ static void run_rank_exits(pcf_ctx *c)
       { "completed", PCF_FAIL, NULL, "answered as completed without the process that left" },  \
       { "left-waiting", PCF_FAIL, NULL, "the waiting processes were left waiting" } }
 
+/* What explain prints: the same steps, either protocol. */
+#define STEPS(req, rsp)                                                                          \
+    "Every rank takes part (a launch of its own); after a control round they start together.\n"  \
+    "The last rank waits 0.5 s, then closes its PMI connection without finalize; its process "   \
+    "stays alive, so that only the server's answer is graded.\n"                                 \
+    "Every other rank sends " req " and waits up to 6 s for " rsp ".\n"                          \
+    rsp " with rc != 0 passes (FENCE-9); so does the end of the job or of the waiting "            \
+    "connections (CONN-6).\n"                                                                    \
+    rsp " with rc=0 is \"completed\" and no answer is \"left-waiting\": both FAIL."
+
 static const pcf_case cases[] = {
     { .id = "pmi2/fence/rank-exits",
       .desc = "a rank closes its connection without finalize while the others wait in kvs-fence",
       .clause = "FENCE-9",
       .expected = "kvs-fence-response with rc!=0 to every waiting rank, or the job ends; never a "
                   "wait, never rc=0",
+      .steps = STEPS("kvs-fence", "kvs-fence-response"),
       .flags = PCF_V2 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .min_ranks = 2,
       .timeout_ms = LEAVE_MS + WAIT_MS + 4000, .run = run_rank_exits, .outcomes = OUTCOMES },
     { .id = "pmi1/barrier/rank-exits",
@@ -105,6 +116,7 @@ static const pcf_case cases[] = {
       .clause = "FENCE-9",
       .expected = "barrier_out with rc!=0 to every waiting rank, or the job ends; never a wait, "
                   "never a barrier_out of success",
+      .steps = STEPS("barrier_in", "barrier_out"),
       .flags = PCF_V1 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .min_ranks = 2,
       .timeout_ms = LEAVE_MS + WAIT_MS + 4000, .run = run_rank_exits, .outcomes = OUTCOMES },
 };

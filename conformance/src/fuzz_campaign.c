@@ -674,27 +674,6 @@ static int write_repro(const fz_opts *o, const char *dir, int np, finding *fd, c
     return rc;
 }
 
-/* pmi-trace, next to this program in a build tree, else on PATH. */
-static const char *find_pmitrace(const char *self, char *buf, size_t n)
-{
-    const char *env = getenv("PMI2_CONFORM_PMI_TRACE");
-    if (env && *env)
-        return env;
-    snprintf(buf, n, "%s", self);
-    char *sl = strrchr(buf, '/');
-    if (sl) {
-        *sl = 0;
-        size_t l = strlen(buf);
-        snprintf(buf + l, n - l, "/../tools/pmi-trace/pmi-trace");
-        if (access(buf, X_OK) == 0)
-            return buf;
-        snprintf(buf + l, n - l, "/pmi-trace");
-        if (access(buf, X_OK) == 0)
-            return buf;
-    }
-    return "pmi-trace"; /* PATH */
-}
-
 /* After a replay of a killed job's reproducer: the fuzzing connection saw
  * the end of the stream where the recording did (or its rank was killed
  * before it could say), and with honest ranks, one of them lost the answer
@@ -740,7 +719,7 @@ static bool replay_repro(const fz_opts *o, const char *work, finding *fd)
 {
     char selfb[1024], pb[1200], dir[1200];
     const char *self = self_path(o->argv0, selfb, sizeof selfb);
-    const char *pt = find_pmitrace(self, pb, sizeof pb);
+    const char *pt = pcf_pmitrace_path(self, pb, sizeof pb);
     static unsigned seq = 9000;
     if (fresh_dir(work, seq++, dir, sizeof dir))
         return false;
