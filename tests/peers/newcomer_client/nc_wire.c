@@ -80,7 +80,11 @@ int nc_write_all(int fd, const char *buf, int len)
     if (nc_debug())
         fprintf(stderr, "[nc] send %.*s\n", len, buf);
     while (len > 0) {
-        ssize_t n = write(fd, buf, len);
+        /* MSG_NOSIGNAL: a server that closed the connection must not kill
+         * the process with SIGPIPE (ERR-20); PMI_FD may also be a pipe */
+        ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == ENOTSOCK)
+            n = write(fd, buf, len);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
