@@ -70,11 +70,12 @@ cmd_run() {
     "${SURVEY[@]}" || die "trace survey failed (exit $?)"
 }
 
-# The Slurm peer tests (a one-node cluster they start and stop themselves,
+# The Slurm peer tests (one-node clusters, and the two-node cluster of
+# scripts/cluster.sh, which they start and stop themselves,
 # root only) mostly wait on srun and on the server's deadlines: they run in
 # the background beside the other presets' builds and tests, from their own
 # log, and count like any test.
-SLURM_TESTS='^(peer|conformance)[.]slurm[.]'
+SLURM_TESTS='^(peer|conformance)[.](slurm|cluster)[.]'
 
 cmd_test() {
     deps

@@ -39,31 +39,7 @@ USAGE
 say() { printf 'slurm-cluster: %s\n' "$*" >&2; }
 die() { printf 'slurm-cluster: error: %s\n' "$*" >&2; exit 1; }
 
-free_port() {
-    # a port no socket uses, below the kernel's ephemeral range (32768 and up:
-    # an outgoing connection could take a port from there at any time), from
-    # a range that differs per caller
-    local p=$(( 10000 + ($$ * 7 + ${1:-0} * 13 + RANDOM) % 20000 ))
-    while ss -Htan "sport = :$p" 2>/dev/null | grep -q .; do
-        p=$(( p + 1 ))
-    done
-    echo "$p"
-}
-
-start_bg() { # name logfile command...: start in a session of its own, record the PID
-    local name=$1 log=$2
-    shift 2
-    setsid "$@" >>"$log" 2>&1 < /dev/null &
-    echo $! > "$dir/$name.pid"
-}
-
-running() { # a process that is not yet a zombie (nobody may reap ours soon)
-    local st
-    st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
-    [ -n "$st" ] && [ "$st" != Z ]
-}
-
-alive() { [ -f "$dir/$1.pid" ] && running "$(cat "$dir/$1.pid")"; }
+. "$(dirname "$0")/slurm-lib.sh"
 
 cmd_up() {
     [ "$(id -u)" -eq 0 ] || die "needs root (slurmd and munged change users)"
@@ -77,16 +53,7 @@ cmd_up() {
         echo "export SLURM_CONF=$dir/slurm.conf"
         return 0
     fi
-    chmod 0755 "$dir" # munged (as munge) must reach its socket directory inside
-    mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
-    chown munge:munge "$dir/munge"
-    chmod 0700 "$dir/munge"
-    [ -s /etc/munge/munge.key ] || {
-        mungekey --create --keyfile=/etc/munge/munge.key >/dev/null 2>&1 \
-            || dd if=/dev/urandom of=/etc/munge/munge.key bs=1 count=128 2>/dev/null
-        chown munge:munge /etc/munge/munge.key
-        chmod 0400 /etc/munge/munge.key
-    }
+    munge_setup
     local host; host=$(hostname -s)
     local node; node=$(slurmd -C | head -1 | sed -e 's/RealMemory=[0-9]*/RealMemory=1000/')
     local cport dport; cport=$(free_port 1); dport=$(free_port 2)
@@ -99,42 +66,12 @@ SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=$cport
 SlurmdPort=$dport
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$dir/munge/munge.sock
-StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
-SlurmctldPidFile=$dir/slurmctld.daemon.pid
-SlurmdPidFile=$dir/slurmd.daemon.pid
-SlurmctldLogFile=$dir/slurmctld.log
-SlurmdLogFile=$dir/slurmd.log
-SlurmdDebug=info
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
-ReturnToService=2
-InactiveLimit=0
-KillWait=2
-MinJobAge=2
-UnkillableStepTimeout=10
-MessageTimeout=10
-SlurmctldTimeout=30
-SlurmdTimeout=30
+$(slurm_conf_common)
 $node
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 CONF
 
-    start_bg munged "$dir/munged.out" runuser -u munge -- munged -F --force --num-threads=10 \
-        --socket="$dir/munge/munge.sock" --pid-file="$dir/munge/munged.pid" \
-        --log-file="$dir/munge/munged.log" --seed-file="$dir/munge/munged.seed"
-    local i
-    for i in $(seq 50); do [ -S "$dir/munge/munge.sock" ] && break; sleep 0.1; done
-    [ -S "$dir/munge/munge.sock" ] || { cat "$dir/munged.out" >&2; die "munged did not start"; }
+    munge_up
 
     export SLURM_CONF="$dir/slurm.conf"
     start_bg slurmctld "$dir/slurmctld.out" slurmctld -D -c -i -f "$dir/slurm.conf"
@@ -163,25 +100,6 @@ CONF
     echo "export SLURM_CONF=$dir/slurm.conf"
 }
 
-grace=20 # tenths of a second between TERM and KILL (reset: none, the state is thrown away)
-
-stop_pid() { # name: TERM, wait up to the grace, KILL
-    local name=$1 pid
-    [ -f "$dir/$name.pid" ] || return 0
-    pid=$(cat "$dir/$name.pid")
-    if kill -0 "$pid" 2>/dev/null; then
-        if [ "$grace" -gt 0 ]; then
-            kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-            local i
-            for i in $(seq "$grace"); do running "$pid" || break; sleep 0.1; done
-        fi
-        kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-        running "$pid" && sleep 0.1
-        running "$pid" && sleep 0.5
-    fi
-    rm -f "$dir/$name.pid"
-}
-
 cmd_down() {
     [ -d "$dir" ] || return 0
     dir=$(cd "$dir" && pwd)
@@ -190,13 +108,10 @@ cmd_down() {
         scancel --full -u "$(id -un)" >/dev/null 2>&1 || true
     fi
     stop_pid slurmd
-    # steps of this cluster: slurmstepd processes whose spool is ours
+    # steps of this cluster: the processes that hold its spool directory
     local p
-    for p in $(pgrep -x slurmstepd 2>/dev/null || true); do
-        if grep -qs -- "$dir" "/proc/$p/environ" "/proc/$p/cmdline" 2>/dev/null \
-           || [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$dir/spool" ]; then
-            kill -KILL "$p" 2>/dev/null || true
-        fi
+    for p in $(cluster_steps "$dir/spool"); do
+        kill -KILL "$p" 2>/dev/null || true
     done
     stop_pid slurmctld
     stop_pid munged

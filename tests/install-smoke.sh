@@ -92,4 +92,16 @@ run_tool "$cmake" -S "$consumer" -B "$work/consumer-cmake" \
 run_tool "$cmake" --build "$work/consumer-cmake" "${config_args[@]}"
 "$work/consumer-cmake/consumer" "$version"
 
+step "installed programs find their libraries without LD_LIBRARY_PATH"
+# A cluster installs into a shared prefix: its programs carry an RPATH.
+for t in "$prefix"/bin/* "$prefix"/libexec/pmi2-conform/*; do
+    [ -f "$t" ] && [ -x "$t" ] || continue
+    od -An -c -N4 "$t" | grep -q 'E   L   F' || continue
+    missing=$(env -u LD_LIBRARY_PATH ldd "$t" | grep 'not found' || true)
+    [ -z "$missing" ] || fail "${t#$prefix/} does not find its libraries: $missing"
+    echo "${t#$prefix/}: libraries found"
+done
+env -u LD_LIBRARY_PATH "$prefix/bin/pmi2-conform" --list >/dev/null ||
+    fail "bin/pmi2-conform does not run from $prefix"
+
 step "install smoke test passed"

@@ -237,6 +237,28 @@ static bool name_is(const char *name, const char *want)
     return want && strcmp(name, want) == 0; /* ERR-14: the whole name */
 }
 
+/* ERR-19: r fails on a message that was not its answer, so the server still
+ * owes it one.  A stand-in (abandoned: complete() drops what it gets) waits
+ * for that answer in r's place and holds r's slot until then (THRID-9), so
+ * the answer is never taken for a later call's. */
+static void owe(pmic_engine *e, const pmic_req *r)
+{
+    pmic_req *s = calloc(1, sizeof *s);
+    if (!s)
+        return; /* later answers may be one behind: the calls fail on the names */
+    cond_init_mono(&s->cv);
+    s->tagged = r->tagged;
+    memcpy(s->thrid, r->thrid, sizeof s->thrid);
+    s->expect = r->expect;
+    s->alt = r->alt;
+    s->abandoned = true;
+    s->next = e->pending;
+    e->pending = s;
+    e->npending++;
+    if (!s->tagged)
+        e->nuntagged++;
+}
+
 static void deliver(pmic_engine *e, pmic_req *r, const pmc_msg *m)
 {
     if (r->tagged && e->tagmode == PMIC_TAG_UNKNOWN) {
@@ -254,6 +276,8 @@ static void deliver(pmic_engine *e, pmic_req *r, const pmc_msg *m)
     bool ok = !r->expect || name_is(resp->name, r->expect) || name_is(resp->name, r->alt);
     if (!ok && e->debug)
         pmic_log(1, "expected %s, got %s (ERR-15)", r->expect, resp->name);
+    if (!ok && !r->abandoned && !m->thrid.ptr)
+        owe(e, r);
     complete(e, r, ok ? PMIC_OK : PMIC_E_PROTO, resp);
 }
 

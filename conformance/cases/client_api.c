@@ -17,20 +17,10 @@ static const pcf_crun *script(pcf_ctx *c, const char *s, int np)
     return pcf_client_run(c, &(pcf_cspec){ .script = s, .np = np });
 }
 
-/* The call's report on `rank`: 0 with rc set, or -1 after observing "no-report". */
+/* The call's report on `rank`: 0 with rc set, or -1 after observing why not. */
 static int rc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *rc)
 {
-    char b[100];
-    if (pcf_crc(r, rank, call, rc))
-        return 0;
-    if (pcf_clacks(c, r, call))
-        return -1;
-    if (r->timed_out)
-        pcf_observe(c, "no-answer", "rank %d: %s did not return before the deadline", rank, call);
-    else
-        pcf_observe(c, "no-report", "rank %d: no result of %s (%s; stderr: %.200s)", rank, call,
-                    pcf_cstatus(r, rank, b, sizeof b), r->ranks[rank].err);
-    return -1;
+    return pcf_crc_of(c, r, rank, call, rc, "no-answer");
 }
 
 /* x=<hex> of the call equals `want`. */

@@ -189,6 +189,10 @@ static void run_exit_clean(pcf_ctx *c)
         return;
     }
     for (int k = 0; k < r->np; k++) {
+        /* a driver whose init call failed never finalizes: the init clause's */
+        if (!pcf_creq_find(r, k, "finalize", 1) &&
+            pcf_cinit_failed(c, r, k, r->driver_api == 1 ? "PMI_Finalize" : "PMI2_Finalize"))
+            return;
         if (!pcf_creq_find(r, k, "finalize", 1)) {
             pcf_observe(c, "no-finalize", "rank %d never sent finalize (%s)", k,
                         pcf_cstatus(r, k, b, sizeof b));

@@ -212,6 +212,28 @@ static inline void pcfd_grade(pcf_ctx *c, const char *reply, const char *want_th
     pcf_observe(c, "bad-response", "%s: %s", pws_result_name(r), b);
 }
 
+/* ---- steps: what pcfd_grade and the harness do after the bad bytes ------ */
+
+/* For `explain` (pcf_case.steps), appended to a case's own first steps. */
+#define PCFD_STEPS_AFTER                                                                         \
+    "Rank 0 then sends job-getid (get_appnum in PMI-1) on its own connection: no answer "       \
+    "there is \"others-affected\" (ERR-2), a job the server ended is \"job-killed\" (ERR-1); "  \
+    "both FAIL."
+#define PCFD_STEPS_DELIMITED                                                                     \
+    "It reads the answer.  An error response (rc != 0) passes; it then asks once more on the "  \
+    "same connection (job-getid, get_maxes in PMI-1) to tell a kept connection "               \
+    "(error-response) from a closed one (error-then-close): both pass.\n"                      \
+    "rc=0 is \"accepted\" (the server acted on a request it had to refuse); a close without "  \
+    "an answer is \"closed\" (ERR-4); nothing before the deadline is a TIMEOUT.\n"             \
+    PCFD_STEPS_AFTER
+#define PCFD_STEPS_FRAMING                                                                       \
+    "It reads what the server does.  Closing the connection passes, with or without an "        \
+    "answer first: after a framing error the stream cannot be read on (ERR-5).\n"                \
+    "An answer with the connection kept open is \"error-response\" (the server goes on "         \
+    "reading a stream it cannot frame); rc=0 is \"accepted\" (it read the broken frame as "      \
+    "valid); nothing before the deadline is a TIMEOUT.\n"                                        \
+    PCFD_STEPS_AFTER
+
 /* ---- outcome tables ---------------------------------------------------- */
 
 #define PCFD_KILLED                                                                              \

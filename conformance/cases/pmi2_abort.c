@@ -66,8 +66,9 @@ static void run_abort_self(pcf_ctx *c)
     }
 }
 
-/* Rank 1 aborts the world; every rank must see its connection end. */
-static void world(pcf_ctx *c, bool with_isworld)
+/* Rank 1 aborts the world (with exitcode 7, or `code` when given); every
+ * rank must see its connection end. */
+static void world_code(pcf_ctx *c, bool with_isworld, const char *code)
 {
     /* every rank, rank 0 included, is inside the case (and rank 0 has
      * recorded its start) before anything ends */
@@ -78,7 +79,10 @@ static void world(pcf_ctx *c, bool with_isworld)
         pmc_enc_begin(&e, PMC_WIRE_V2, "abort");
         if (with_isworld)
             pmc_enc_bool(&e, "isworld", true);
-        pmc_enc_int(&e, "exitcode", 7);
+        if (code)
+            pmc_enc_str(&e, "exitcode", code);
+        else
+            pmc_enc_int(&e, "exitcode", 7);
         pmc_enc_str(&e, "msg", "pcf-abort-world");
         pmc_enc_str(&e, "message", "pcf-abort-world");
         if (pcf_send(c, &e))
@@ -101,8 +105,9 @@ static void world(pcf_ctx *c, bool with_isworld)
     }
 }
 
-static void run_abort_world(pcf_ctx *c) { world(c, true); }
-static void run_abort_exitcode(pcf_ctx *c) { world(c, false); }
+static void run_abort_world(pcf_ctx *c) { world_code(c, true, NULL); }
+static void run_abort_exitcode(pcf_ctx *c) { world_code(c, false, NULL); }
+static void run_abort_junk(pcf_ctx *c) { world_code(c, true, "pcfjunk"); }
 
 static void finalize(pcf_ctx *c, bool thrid)
 {
@@ -165,6 +170,17 @@ static const pcf_case cases[] = {
                     { "sender-killed", PCF_PASS, NULL, "the processes were ended" },
                     { "responded", PCF_DEVIATES, "ABORT-3", "abort was answered" },
                     { "survived", PCF_DEVIATES, NULL, "a process outlived the abort" } } },
+    { .id = "pmi2/abort/exitcode-junk",
+      .desc = "abort with isworld=TRUE and exitcode=pcfjunk ends the job, never with status 0",
+      .clause = "ABORT-10", .expected = "no response; the job ends with exit status 1 (never 0)",
+      .flags = PCF_V2 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .min_ranks = 2, .run = run_abort_junk,
+      .outcomes = { { "exit-1", PCF_PASS, NULL, "the job ended with exit status 1" },
+                    { "exit-0", PCF_DEVIATES, NULL, "the aborted job ended with exit status 0" },
+                    { "exit-other", PCF_DEVIATES, "ABORT-6",
+                      "the job ended with a status other than 1" },
+                    { "connection-ended", PCF_PASS, NULL, "the job's connections ended" },
+                    { "responded", PCF_DEVIATES, "ABORT-3", "abort was answered" },
+                    { "survived", PCF_DEVIATES, "ABORT-4", "a process outlived the abort" } } },
     { .id = "pmi2/finalize/response",
       .desc = "finalize is answered rc=0, then the connection ends",
       .clause = "FINALIZE-1", .expected = "cmd=finalize-response;rc=0; then end of stream",

@@ -156,27 +156,53 @@ static const pcf_case cases[] = {
     { .id = "pmi2/fence/one-response",
       .desc = "each of three fences (no puts) gets exactly one rc=0 response",
       .clause = "FENCE-1", .expected = "one cmd=kvs-fence-response;rc=0; per kvs-fence",
+      .steps = "Every rank, three times: sends kvs-fence (nothing put), which must be answered "
+               "rc=0 (else \"fence-refused\"), then job-getid.\n"
+               "The answer to each job-getid must be job-getid-response: a second answer to one "
+               "fence arriving there instead is \"wrong-response\" (FAIL).",
       .flags = PCF_V2, .run = run_one_response,
       .outcomes = { { "wrong-response", PCF_FAIL, NULL, "a second response to one fence" } } },
     { .id = "pmi2/fence/two-epochs",
       .desc = "keys put in two successive epochs are all visible after the second fence",
       .clause = "FENCE-2", .expected = "found=TRUE for both keys of every other rank",
+      .steps = "Every rank puts <tag>-e1-r<rank> = e1-<rank> and fences, then puts "
+               "<tag>-e2-r<rank> = e2-<rank> and fences again.\n"
+               "Each rank gets both keys of every rank (at most 16, itself included): every value "
+               "must come back (else \"not-visible\").",
       .flags = PCF_V2, .run = run_two_epochs },
     { .id = "pmi2/fence/late-putter",
       .desc = "a put by a rank that fences 1 s late is visible to the others after their fence",
       .clause = "FENCE-3",
       .expected = "the get returns the late value (a lazy fence holds the get until rank 0 fenced)",
+      .steps = "Rank 0 waits 1 s, then puts <tag>-late = late-value and fences.\n"
+               "The other ranks fence at once, then get <tag>-late.\n"
+               "The value must be there: a server that answers fences before everyone fenced "
+               "(FENCE-3 allows it) must hold that get until rank 0's put is known. Not found is "
+               "\"not-visible\" (FENCE-2: FAIL).",
       .flags = PCF_V2, .min_ranks = 2, .run = run_late_putter,
       .outcomes = { { "not-visible", PCF_FAIL, "FENCE-2", "the get missed a key put before its owner's fence" } } },
     { .id = "pmi2/fence/unfenced-get",
       .desc = "a get of another rank's key in the same epoch is answered (found or not)",
       .clause = "FENCE-4", .expected = "found=TRUE or a not-found answer, never an error or a hang",
+      .steps = "Every rank puts <tag>-uf-r<rank> = unfenced and, with no fence in between, gets "
+               "the next rank's key.\n"
+               "Either answer passes: the value (already visible) or a not-found answer; anything "
+               "else (an error, no found) is \"bad-answer\"; no answer is a TIMEOUT.\n"
+               "Every rank then sends one kvs-fence to leave the case together.",
       .flags = PCF_V2, .run = run_unfenced_get,
       .outcomes = { { "bad-answer", PCF_DEVIATES, NULL, "neither a value nor a not-found answer" } } },
     { .id = "pmi2/fence/duplicate-fence",
       .desc = "two fences from one rank do not complete a round another rank has not joined (S5)",
       .clause = "FENCE-5",
       .expected = "rank 0's key, put before its late fence, is visible to rank 1 after its first fence",
+      .steps = "In a launch of its own: rank 0 waits 1.5 s, puts <tag>-dupf = from-rank-0 and "
+               "fences twice; ranks 2 and up fence twice.\n"
+               "Rank 1 sends two kvs-fence requests back to back (thrids <tag>-fa, <tag>-fb) and, "
+               "once the first fence answer comes, kvs-get of <tag>-dupf.\n"
+               "Rank 0's key must be found: a server that counts fence requests instead of "
+               "processes completes the round without rank 0 (S5) and answers not found: "
+               "\"round-completed-early\".\n"
+               "A fence never answered (the rounds out of step) is \"no-answer\", also a FAIL.",
       .flags = PCF_V2 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .min_ranks = 2,
       .run = run_duplicate_fence,
       /* on a server that counts fence calls, how the rounds go out of step

@@ -243,11 +243,21 @@ static const pcf_case cases[] = {
     { .id = "pmi2/init/canonical-order",
       .desc = "response_to_init puts rc right after the command",
       .clause = "PAIR-2", .expected = "cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0",
+      .steps = P2_STEPS_HANDSHAKE
+               "In the recorded response_to_init, rc must be the first pair after cmd (PAIR-2), "
+               "else \"rc-not-first\".",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_init_order },
     { .id = "pmi2/init/again-2-0",
       .desc = "a second init 2.0 on the established connection gets exactly one response_to_init",
       .clause = "INIT-13",
       .expected = "one cmd=response_to_init (rc=0 2.0, or a refusal) and nothing else",
+      .steps = "A victim rank (the case may end the job) sends cmd=init pmi_version=2 "
+               "pmi_subversion=0 again on its established connection.\n"
+               "It waits for response_to_init, then 300 ms more: a second message for the one "
+               "init is \"extra-message\" (INIT-13).\n"
+               "rc=0 with 2.0 passes, and so does a refusal (rc != 0); a close without an answer "
+               "is \"closed\" (INIT-8). Rank 0 then checks its own connection is still served "
+               "(ERR-2).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_init_again,
       .outcomes = { { "refused", PCF_PASS, NULL, "answered once, with rc != 0" },
                     { "closed", PCF_DEVIATES, "INIT-8", "closed instead of answering" },
@@ -256,6 +266,11 @@ static const pcf_case cases[] = {
     { .id = "pmi2/init/version-2-1",
       .desc = "init asking for 2.1 is answered rc=0 pmi_version=2 pmi_subversion=0",
       .clause = "INIT-10", .expected = "cmd=response_to_init rc=0 pmi_version=2 pmi_subversion=0",
+      .steps = "A victim rank (the case may end the job) sends cmd=init pmi_version=2 "
+               "pmi_subversion=1 on its established connection.\n"
+               "INIT-10: the server answers the highest subversion it has, rc=0 pmi_version=2 "
+               "pmi_subversion=0. A refusal is \"refused\"; a close, no answer or a job that "
+               "ended are graded by INIT-8 (a version request is always answered).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_init_21,
       .outcomes = { { "refused", PCF_DEVIATES, NULL, "refused 2.1 (rc != 0)" },
                     { "closed", PCF_DEVIATES, "INIT-8", "closed the connection without an answer" },
@@ -267,6 +282,13 @@ static const pcf_case cases[] = {
       .desc = "init asking for 3.0 is refused with rc != 0 and a version the server supports",
       .clause = "INIT-8",
       .expected = "cmd=response_to_init rc!=0 pmi_version=1|2; the connection and job go on",
+      .steps = "A victim rank (the case may end the job) sends cmd=init pmi_version=3 "
+               "pmi_subversion=0 on its established connection.\n"
+               "INIT-8: rc != 0 and the version the server does support (pmi_version=1 or 2) "
+               "passes; rc=0 is \"accepted\"; a refusal without a version \"no-version\"; a close "
+               "without an answer \"closed\"; no answer a deviation too (the client would hang).\n"
+               "Rank 0 then checks its own connection is still served (ERR-2); a job that ended "
+               "is FAIL (ERR-1).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_init_30,
       .outcomes = { { "accepted", PCF_DEVIATES, NULL, "answered rc=0 to an unknown major version" },
                     { "no-version", PCF_DEVIATES, NULL, "refused without naming a supported version" },
@@ -275,31 +297,62 @@ static const pcf_case cases[] = {
                     KILLED } },
     { .id = "pmi2/fullinit/success", .needs = PCF_NEED_ACCEPTED, .desc = "the start-up fullinit was answered with rc=0",
       .clause = "FULLINIT-5", .expected = "cmd=fullinit-response;rc=0;...",
+      .steps = P2_STEPS_HANDSHAKE
+               "The recorded fullinit-response must say rc=0: no rc is \"no-rc\", rc != 0 "
+               "\"failed\".",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_fullinit_success },
     { .id = "pmi2/fullinit/integer-values", .needs = PCF_NEED_ACCEPTED,
       .desc = "rc, pmi-version, pmi-subversion, rank, size, appnum are decimal integers; version 2",
       .clause = "VAL-4", .expected = "every integer key well formed, pmi-version=2 when present",
+      .steps = P2_STEPS_HANDSHAKE
+               "Every integer key present in the recorded fullinit-response (rc, pmi-version, "
+               "pmi-subversion, rank, size, appnum) must be a well-formed decimal integer (VAL-4, "
+               "else \"malformed\"), and pmi-version must be 2 (else \"wrong-version\", "
+               "FULLINIT-5).",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_fullinit_integers,
       .outcomes = { { "wrong-version", PCF_FAIL, "FULLINIT-5", "pmi-version is not 2" } } },
     { .id = "pmi2/fullinit/no-spawner-jobid", .needs = PCF_NEED_ACCEPTED,
       .desc = "spawner-jobid appears if and only if the process was spawned (PMI_SPAWNED)",
       .clause = "FULLINIT-7", .expected = "no spawner-jobid in a job started by the launcher",
+      .steps = P2_STEPS_HANDSHAKE
+               "The recorded fullinit-response must carry spawner-jobid if and only if "
+               "PMI_SPAWNED is set (to anything but 0): missing in a spawned process is "
+               "\"missing\", present in a job the launcher started \"invented\".",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_no_spawner },
     { .id = "pmi2/fullinit/ranks-distinct",
       .desc = "the ranks of the job's processes are 0..size-1, each given once",
       .clause = "FULLINIT-4", .expected = "rank r's fullinit-response says rank=r, no rank twice",
+      .steps = P2_STEPS_HANDSHAKE
+               "Every rank puts the rank its fullinit-response gave it in the KVS "
+               "(<tag>-rank-r<rank>), and all fence.\n"
+               "Rank 0 reads the reports of the first 64 ranks: rank r must have been told "
+               "rank=r, and no rank twice (else \"inconsistent\").",
       .flags = PCF_V2, .min_ranks = 2, .run = run_ranks },
     { .id = "pmi2/fullinit/size-agrees",
       .desc = "every process of the job is told the same size",
       .clause = "FULLINIT-5", .expected = "the same size=N on every rank",
+      .steps = P2_STEPS_HANDSHAKE
+               "Every rank puts the size its fullinit-response gave it in the KVS, and all fence.\n"
+               "Rank 0 reads the reports of the first 64 ranks: each must equal its own (else "
+               "\"inconsistent\").",
       .flags = PCF_V2, .min_ranks = 2, .run = run_size },
     { .id = "pmi2/fullinit/appnum-agrees",
       .desc = "the processes of a single-executable job share one appnum",
       .clause = "FULLINIT-5", .expected = "the same appnum on every rank",
+      .steps = P2_STEPS_HANDSHAKE
+               "Every rank puts the appnum its fullinit-response gave it in the KVS, and all "
+               "fence.\n"
+               "Rank 0 reads the reports of the first 64 ranks: in a job of one executable each "
+               "must equal its own (else \"inconsistent\").",
       .flags = PCF_V2, .min_ranks = 2, .run = run_appnum },
     { .id = "pmi2/fullinit/second-fullinit",
       .desc = "a second fullinit on the same connection is refused",
       .clause = "FULLINIT-12", .expected = "cmd=fullinit-response;rc!=0;...",
+      .steps = "A victim rank (the case may end the job) sends a second fullinit on its "
+               "established connection, with its own rank as pmirank.\n"
+               "rc != 0 passes (FULLINIT-12); rc=0 is \"accepted\"; a close without an answer is "
+               "\"closed\" (ERR-4). Rank 0 then checks its own connection is still served "
+               "(ERR-2); a job that ended is FAIL (ERR-1).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_fullinit_again,
       .outcomes = { { "accepted", PCF_DEVIATES, NULL, "answered rc=0 again" },
                     { "closed", PCF_DEVIATES, "ERR-4", "closed the connection without an answer" },
@@ -308,6 +361,12 @@ static const pcf_case cases[] = {
       .desc = "fullinit with another process's pmirank on a PMI_FD connection is not adopted",
       .clause = "FULLINIT-4",
       .expected = "rc != 0, or the server's own rank (never the client's pmirank)",
+      .steps = "A victim rank (the case may end the job) sends a second fullinit whose pmirank is "
+               "size + 95, a rank that is not its own.\n"
+               "On a PMI_FD connection the server already knows who the process is: rc != 0 "
+               "passes, and so does rc=0 with the rank it had (\"kept-own-rank\"); rc=0 with the "
+               "foreign rank is \"adopted\" (H8).\n"
+               "A close without an answer is \"closed\" (ERR-4); a job that ended is FAIL (ERR-1).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_fullinit_foreign,
       .outcomes = { { "kept-own-rank", PCF_PASS, NULL, "ignored pmirank and kept its own record" },
                     { "adopted", PCF_DEVIATES, NULL, "took the client's pmirank (H8)" },

@@ -1,6 +1,6 @@
 /* pmi2/init, pmi2/fullinit: the PMI-2 handshake every rank made at start-up
  * (cmd=init pmi_version=2, then fullinit), graded from the recorded bytes. */
-#include "pcf.h"
+#include "pmi2_util.h" /* the handshake steps text */
 
 #include <stdio.h>
 #include <string.h>
@@ -151,10 +151,18 @@ static const pcf_case cases[] = {
       .desc = "init for 2.0 is answered by one response_to_init line with rc and both versions",
       .clause = "INIT-5",
       .expected = "cmd=response_to_init with rc, pmi_version and pmi_subversion",
+      .steps = P2_STEPS_HANDSHAKE
+               "The case decodes the recorded response_to_init: it must carry rc, pmi_version and "
+               "pmi_subversion as integers (else \"keys-missing\"); none recorded is a TIMEOUT, "
+               "bytes that do not decode \"bad-response\".",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_init_response },
     { .id = "pmi2/init/version-2-0",
       .desc = "a server asked for 2.0 answers rc=0 pmi_version=2 pmi_subversion=0",
       .clause = "INIT-7", .expected = "rc=0 pmi_version=2 pmi_subversion=0",
+      .steps = P2_STEPS_HANDSHAKE
+               "rc=0 pmi_version=2 pmi_subversion=0 passes. rc != 0 with pmi_version=1 is "
+               "INIT-8's refusal by a PMI-1-only server: UNSUPPORTED. Anything else is "
+               "\"wrong-version\".",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_init_version,
       .outcomes = { { "refused", PCF_UNSUPPORTED, "INIT-8",
                       "a PMI-1-only server: 2.0 refused with rc != 0 and pmi_version=1" } } },
@@ -162,23 +170,40 @@ static const pcf_case cases[] = {
       .desc = "fullinit-response carries rc, pmi-version, pmi-subversion, rank, size, appnum",
       .clause = "FULLINIT-5",
       .expected = "every one of the six keys, with integer values",
+      .steps = P2_STEPS_HANDSHAKE
+               "The recorded fullinit-response must carry rc, pmi-version, pmi-subversion, rank, "
+               "size and appnum, each an integer; the report names the missing ones "
+               "(\"keys-missing\").",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_fullinit_keys },
     { .id = "pmi2/fullinit/debug-flags", .needs = PCF_NEED_ACCEPTED,
       .desc = "fullinit-response carries debugged and pmiverbose as TRUE/FALSE",
       .clause = "FULLINIT-6", .expected = "debugged=TRUE|FALSE and pmiverbose=TRUE|FALSE",
+      .steps = P2_STEPS_HANDSHAKE
+               "The recorded fullinit-response must carry debugged and pmiverbose, each exactly "
+               "TRUE or FALSE (upper case), else \"flags-not-boolean\".",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_fullinit_flags },
     { .id = "pmi2/fullinit/rank-size", .needs = PCF_NEED_ACCEPTED,
       .desc = "rank and size agree with each other and with PMI_RANK/PMI_SIZE",
       .clause = "FULLINIT-4",
       .expected = "0 <= rank < size, rank = PMI_RANK and size = PMI_SIZE when they are set",
+      .steps = P2_STEPS_HANDSHAKE
+               "In the recorded fullinit-response: 0 <= rank < size, and, when the launcher set "
+               "them, rank = PMI_RANK and size = PMI_SIZE; else \"inconsistent\".",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_fullinit_rank },
     { .id = "pmi2/fullinit/canonical-order", .needs = PCF_NEED_ACCEPTED,
       .desc = "fullinit-response puts rc right after the command",
       .clause = "PAIR-2", .expected = "cmd=fullinit-response;rc=...; first",
+      .steps = P2_STEPS_HANDSHAKE
+               "In the recorded fullinit-response, rc must be the first pair after cmd (PAIR-2), "
+               "else \"rc-not-first\".",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_fullinit_order },
     { .id = "pmi2/fullinit/canonical-length", .needs = PCF_NEED_ACCEPTED,
       .desc = "the server writes the length field right-justified (%6u)",
       .clause = "FRAME-2", .expected = "a space-padded, right-justified length field",
+      .steps = P2_STEPS_HANDSHAKE
+               "The recorded fullinit-response's length field must be right-justified and "
+               "space-padded (\"   113\"): left-justified or zero-padded is "
+               "\"noncanonical-length\"; bytes after the final ';' are \"trailing-junk\" (BODY-5).",
       .flags = PCF_V2 | PCF_LOCAL, .run = run_fullinit_length,
       .outcomes = { { "trailing-junk", PCF_DEVIATES, "BODY-5", "bytes after the last ';'" } } },
 };

@@ -264,27 +264,51 @@ static const pcf_case cases[] = {
     { .id = "pmi2/jobattr/found-form",
       .desc = "PMI_process_mapping is answered rc=0;found=TRUE;value=...",
       .clause = "JOBATTR-1", .expected = "cmd=info-getjobattr-response;rc=0;found=TRUE;value=(vector,...);",
+      .steps = "Every rank sends info-getjobattr for PMI_process_mapping.\n"
+               "rc=0;found=TRUE with a value passes; anything else is \"not-found-form\", graded "
+               "by JOBATTR-5 (a SHOULD: NON-STRICT).",
       .flags = PCF_V2, .run = run_found_form,
       .outcomes = { { "not-found-form", PCF_DEVIATES, "JOBATTR-5", "the mapping is not provided" } } },
     { .id = "pmi2/jobattr/mapping-abnf",
       .desc = "PMI_process_mapping matches SPEC's process-mapping ABNF exactly (no spaces, counts >= 1)",
       .clause = "JOBATTR-6", .expected = "(vector,(node,count,ppn)...) or an empty value",
+      .steps = "Every rank sends info-getjobattr for PMI_process_mapping; not found is \"absent\" "
+               "(JOBATTR-5: NON-STRICT).\n"
+               "The value is parsed by SPEC.md's process-mapping rule: \"(vector\", then blocks "
+               "\"(node,count,ppn)\" with counts of 1 or more, then \")\", no space anywhere; the "
+               "blocks, applied again from the first when used up, must give every rank of the "
+               "job a node.\n"
+               "A value that parses passes, and so does an empty one (allowed when the mapping "
+               "does not fit a value); anything else is \"malformed\", with the reason.",
       .flags = PCF_V2, .run = run_mapping_abnf,
       .outcomes = { { "absent", PCF_DEVIATES, "JOBATTR-5", "no PMI_process_mapping" } } },
     { .id = "pmi2/jobattr/mapping-local-env",
       .desc = "the mapping agrees with MPI_LOCALNRANKS and MPI_LOCALRANKID",
       .clause = "JOBATTR-6",
       .expected = "the node's rank count and this rank's index among them match the variables",
+      .steps = "Every rank reads PMI_process_mapping and works out which ranks share its node (no "
+               "usable mapping: \"absent\", JOBATTR-5).\n"
+               "When the launcher sets MPI_LOCALNRANKS and MPI_LOCALRANKID (Hydra and the mock "
+               "server do; otherwise \"no-env\", INFO), they must equal the number of ranks on "
+               "this node and this rank's place among them (else \"inconsistent\").",
       .flags = PCF_V2, .run = run_mapping_local_env,
       .outcomes = { { "absent", PCF_DEVIATES, "JOBATTR-5", "no usable PMI_process_mapping" },
                     { "no-env", PCF_INFO, NULL, "the launcher sets no local-rank variables" } } },
     { .id = "pmi2/jobattr/mapping-same",
       .desc = "every rank receives the same PMI_process_mapping",
       .clause = "JOBATTR-6", .expected = "byte-identical values on every rank",
+      .steps = "Every rank reads PMI_process_mapping; rank 0 puts its value (hex-encoded) in the "
+               "KVS and every rank fences.\n"
+               "The other ranks get rank 0's value and compare it with their own: a difference is "
+               "\"differs\".",
       .flags = PCF_V2, .min_ranks = 2, .run = run_mapping_same },
     { .id = "pmi2/jobattr/universe-size",
       .desc = "universeSize is a decimal integer, -1 or at least the job size",
       .clause = "JOBATTR-8", .expected = "found=TRUE;value=<n> with n = -1 or n >= size",
+      .steps = "Every rank sends info-getjobattr for universeSize; not found is \"absent\" "
+               "(JOBATTR-8, a SHOULD: NON-STRICT).\n"
+               "The value must be a decimal integer (else \"malformed\", JOBATTR-9: FAIL): -1 "
+               "(unknown) or at least the job size passes; a smaller number is \"smaller\".",
       .flags = PCF_V2, .run = run_universe,
       .outcomes = { { "absent", PCF_DEVIATES, NULL, "universeSize not provided (SHOULD)" },
                     { "malformed", PCF_FAIL, "JOBATTR-9", "not a decimal integer" },
@@ -292,6 +316,12 @@ static const pcf_case cases[] = {
     { .id = "pmi2/jobattr/has-nameserv",
       .desc = "hasNameServ, when provided, is TRUE/FALSE, TRUE when publish works and FALSE when not",
       .clause = "JOBATTR-10", .expected = "TRUE with a working name service, or FALSE",
+      .steps = "Every rank sends info-getjobattr for hasNameServ; not provided is UNSUPPORTED; a "
+               "value other than TRUE or FALSE is \"malformed\" (JOBATTR-9).\n"
+               "TRUE: it publishes a name of its own and unpublishes it; either refused is "
+               "\"broken\".\n"
+               "FALSE: it publishes a name; a refusal passes; if the publish succeeds and a "
+               "lookup then finds the name, the name service works after all: \"false-but-works\".",
       .flags = PCF_V2, .run = run_has_nameserv,
       .outcomes = { { "not-provided", PCF_UNSUPPORTED, NULL, "hasNameServ not provided" },
                     { "malformed", PCF_FAIL, "JOBATTR-9", "not TRUE/FALSE" },
@@ -300,27 +330,46 @@ static const pcf_case cases[] = {
     { .id = "pmi2/jobattr/dead-processes",
       .desc = "PMI_dead_processes, when provided, is an empty list while every rank runs",
       .clause = "JOBATTR-9", .expected = "found=TRUE;value=; (or not provided)",
+      .steps = "Every rank sends info-getjobattr for PMI_dead_processes; not provided is "
+               "UNSUPPORTED.\n"
+               "The value may hold only digits, ',' and '-' (else \"malformed\"), and must be "
+               "empty, since every rank is alive and running this case (else \"lists-live\").",
       .flags = PCF_V2, .run = run_dead,
       .outcomes = { { "not-provided", PCF_UNSUPPORTED, NULL, "PMI_dead_processes not provided" },
                     { "lists-live", PCF_DEVIATES, "JOBATTR-10", "names ranks that are alive" } } },
     { .id = "pmi2/jobattr/is-heterogeneous",
       .desc = "isHeterogeneous, when provided, is TRUE or FALSE",
       .clause = "JOBATTR-9", .expected = "found=TRUE;value=TRUE|FALSE; (or not provided)",
+      .steps = "Every rank sends info-getjobattr for isHeterogeneous; not provided is "
+               "UNSUPPORTED.\n"
+               "TRUE or FALSE passes; any other value is \"malformed\".",
       .flags = PCF_V2, .run = run_hetero,
       .outcomes = { { "not-provided", PCF_UNSUPPORTED, NULL, "isHeterogeneous not provided" } } },
     { .id = "pmi2/jobattr/no-false-hit-high",
       .desc = "an undefined name sorting after PMI_netinfo_of_task is not found (S6)",
       .clause = "JOBATTR-3", .expected = "rc=0;found=FALSE (or rc != 0), never found=TRUE",
+      .steps = "Every rank sends info-getjobattr for zzz-pcf-<tag>, a name nobody defines that "
+               "sorts after PMI_netinfo_of_task (Slurm answers every such name, S6).\n"
+               "Not found passes, as rc=0;found=FALSE or rc != 0 (the form is "
+               "pmi2/jobattr/not-found's business); found=TRUE is \"false-hit\".",
       .flags = PCF_V2, .run = run_nf_after,
       .outcomes = { { "rc-nonzero", PCF_PASS, NULL, "not found, as rc != 0 (the form is graded by pmi2/jobattr/not-found)" } } },
     { .id = "pmi2/jobattr/no-false-hit-low",
       .desc = "an undefined name sorting before PMI_netinfo_of_task is not found",
       .clause = "JOBATTR-3", .expected = "rc=0;found=FALSE (or rc != 0), never found=TRUE",
+      .steps = "Every rank sends info-getjobattr for AAA-pcf-<tag>, a name nobody defines that "
+               "sorts before PMI_netinfo_of_task.\n"
+               "Not found passes, as rc=0;found=FALSE or rc != 0; found=TRUE is \"false-hit\".",
       .flags = PCF_V2, .run = run_nf_before,
       .outcomes = { { "rc-nonzero", PCF_PASS, NULL, "not found, as rc != 0 (the form is graded by pmi2/jobattr/not-found)" } } },
     { .id = "pmi2/jobattr/kvs-fallback",
       .desc = "a KVS key read as a job attribute: either answer is allowed (JOBATTR-4)",
       .clause = "JOBATTR-4", .expected = "found=TRUE with the KVS value, or a not-found answer",
+      .steps = "Every rank puts the KVS key <tag>-jkf-r<rank> = via-kvs and fences, then sends "
+               "info-getjobattr for that name.\n"
+               "Not found passes; found=TRUE with via-kvs is \"kvs-visible\", INFO (JOBATTR-4 "
+               "allows answering from the KVS; Hydra does); found=TRUE with another value is "
+               "\"wrong-value\" (JOBATTR-1: FAIL).",
       .flags = PCF_V2, .run = run_kvs_fallback,
       .outcomes = { { "kvs-visible", PCF_INFO, NULL, "the server answers from the KVS (Hydra does)" },
                     { "wrong-value", PCF_FAIL, "JOBATTR-1", "found=TRUE with another value" } } },

@@ -254,47 +254,94 @@ static void run_empty_value(pcf_ctx *c)
 static const pcf_case cases[] = {
     { .id = "pmi2/kvs/put", .desc = "kvs-put is answered with rc=0",
       .clause = "KVS-1", .expected = "cmd=kvs-put-response;rc=0;",
+      .steps = "Every rank sends kvs-put with a key of its own (<tag>-put-r<rank>) and the value "
+               "pcf-value.\n"
+               "The answer must be kvs-put-response with rc=0; rc != 0 or no rc is "
+               "\"put-refused\".\n"
+               "Every rank then sends one kvs-fence, so that all ranks leave the case together (a "
+               "fence answered without rc=0 is \"fence-refused\").",
       .flags = PCF_V2, .run = run_put },
     { .id = "pmi2/kvs/fence-visibility",
       .desc = "after kvs-fence every rank sees every other rank's put",
       .clause = "FENCE-2", .expected = "found=TRUE with the exact value for every other rank",
+      .steps = "Every rank puts <tag>-vis-r<rank> = v<rank>-<tag> and sends kvs-fence.\n"
+               "After its fence answer, each rank sends kvs-get for the key of every other rank "
+               "(at most 15 of them, starting with the next rank).\n"
+               "Every get must answer rc=0;found=TRUE with exactly that rank's value: found=FALSE "
+               "(or rc != 0) is \"not-visible\", another value \"wrong-value\".",
       .flags = PCF_V2, .min_ranks = 2, .run = run_fence_visibility },
     { .id = "pmi2/kvs/not-found-form",
       .desc = "a key nobody put is reported as rc=0;found=FALSE",
       .clause = "KVS-4", .expected = "cmd=kvs-get-response;rc=0;found=FALSE;",
+      .steps = "Every rank sends kvs-fence first, so that a server that answers gets lazily "
+               "(FENCE-3) need not hold the next get.\n"
+               "Each rank sends kvs-get for <tag>-never-put, a key nobody put.\n"
+               "rc=0;found=FALSE passes; rc != 0 is \"rc-nonzero\" (KVS-4 asks for rc=0); "
+               "found=TRUE, or no found at all, is \"found-wrong\" (KVS-3).",
       .flags = PCF_V2, .run = run_not_found,
       .outcomes = { { "rc-nonzero", PCF_DEVIATES, NULL, "not found reported with rc != 0" },
                     { "found-wrong", PCF_FAIL, "KVS-3", "found=TRUE or no found for a missing key" } } },
     { .id = "pmi2/kvs/own-put-visible",
       .desc = "a rank sees its own put before the fence",
       .clause = "FENCE-6", .expected = "found=TRUE;value=mine before any fence",
+      .steps = "Every rank puts <tag>-own-r<rank> = mine and, before any fence, sends kvs-get for "
+               "that key.\n"
+               "found=TRUE with value mine passes; anything else is \"not-visible\" (FENCE-6 is a "
+               "SHOULD: NON-STRICT).\n"
+               "Every rank then sends one kvs-fence to leave the case together.",
       .flags = PCF_V2, .run = run_own_put },
     { .id = "pmi2/kvs/value-bytes",
       .desc = "values with '=', space, tab and UTF-8 bytes round-trip",
       .clause = "VAL-1", .expected = "the same bytes back",
+      .steps = "Every rank puts <tag>-bytes-r<rank> with a value holding '=', a space, a tab and "
+               "the UTF-8 bytes of \u00e9 (\"a=b c\\tUTF8:\\xc3\\xa9\").\n"
+               "It fences, then gets its own key back.\n"
+               "The same bytes with found=TRUE pass; anything else is \"altered\".",
       .flags = PCF_V2, .run = run_value_bytes },
     { .id = "pmi2/kvs/value-1024",
       .desc = "a 1024-byte value is stored and returned whole",
       .clause = "LIMIT-1", .expected = "the 1024 bytes back, or rc != 0 (never a shortened value)",
+      .steps = "Every rank puts <tag>-big-r<rank> with a value of 1024 'V' bytes, fences, and "
+               "gets its key back.\n"
+               "All 1024 bytes back pass; fewer with rc=0 is \"truncated\" (LIMIT-3: a server may "
+               "refuse a value it cannot keep, never shorten it); found=FALSE is \"lost\".",
       .flags = PCF_V2, .run = run_value_1024,
       .outcomes = { { "truncated", PCF_DEVIATES, "LIMIT-3", "stored a shortened value with rc=0" } } },
     { .id = "pmi2/kvs/empty-value",
       .desc = "an empty value is stored and returned as found=TRUE;value=;",
       .clause = "KVS-11", .expected = "cmd=kvs-get-response;rc=0;found=TRUE;value=;",
+      .steps = "In a launch of its own (a server may end the job on an empty value), every rank "
+               "puts <tag>-empty-r<rank> with an empty value (value=;).\n"
+               "It fences, then gets its key back.\n"
+               "rc=0;found=TRUE;value=; passes; found=FALSE or a non-empty value is "
+               "\"not-round-trip\"; a refused put is \"put-refused\".",
       .flags = PCF_V2 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .run = run_empty_value,
       .outcomes = { { "job-killed", PCF_FAIL, "ERR-1", "the job ended" },
                     { "sender-killed", PCF_FAIL, "KVS-11", "the rank was killed" } } },
     { .id = "pmi2/job/getid", .desc = "job-getid gives every rank the same non-empty jobid",
       .clause = "JOB-1", .expected = "rc=0 and the same jobid on every rank",
+      .steps = "Every rank sends job-getid: it must answer rc=0 with a non-empty jobid (else "
+               "\"no-jobid\").\n"
+               "Rank 0 puts its jobid (hex-encoded) in the KVS; every rank fences.\n"
+               "The other ranks get rank 0's jobid and compare it with their own: a difference is "
+               "\"differs\".",
       .flags = PCF_V2, .run = run_getid },
     { .id = "pmi2/jobattr/process-mapping",
       .desc = "PMI_process_mapping is provided in the (vector,(n,c,p)...) form",
       .clause = "JOBATTR-6", .expected = "found=TRUE and a value matching process-mapping",
+      .steps = "Every rank sends info-getjobattr for PMI_process_mapping.\n"
+               "found=FALSE or rc != 0 is \"absent\" (JOBATTR-5, a SHOULD: NON-STRICT).\n"
+               "The value must be (vector,(node,count,ppn),...) with no space, and its blocks "
+               "must place a whole number of passes over the job's ranks (else \"malformed\"); an "
+               "empty value passes (allowed when the mapping does not fit).",
       .flags = PCF_V2, .run = run_mapping,
       .outcomes = { { "absent", PCF_DEVIATES, "JOBATTR-5", "no PMI_process_mapping" } } },
     { .id = "pmi2/jobattr/not-found",
       .desc = "an undefined job attribute is reported as rc=0;found=FALSE",
       .clause = "JOBATTR-2", .expected = "cmd=info-getjobattr-response;rc=0;found=FALSE;",
+      .steps = "Every rank sends info-getjobattr for pcfNoSuchAttribute, a name nobody defines.\n"
+               "rc=0;found=FALSE passes; found=TRUE is \"false-hit\" (JOBATTR-3: FAIL); rc != 0 "
+               "is \"rc-nonzero\" (JOBATTR-2 asks for rc=0: NON-STRICT).",
       .flags = PCF_V2, .run = run_jobattr_missing,
       .outcomes = { { "false-hit", PCF_DEVIATES, "JOBATTR-3", "found=TRUE for a name nobody defined" } } },
 };

@@ -304,80 +304,158 @@ static const pcf_case cases[] = {
     { .id = "pmi2/kvs/get-found-form",
       .desc = "a visible key is answered rc=0;found=TRUE;value=<v>;",
       .clause = "KVS-3", .expected = "cmd=kvs-get-response;rc=0;found=TRUE;value=pcf;",
+      .steps = "Every rank puts <tag>-ff-r<rank> = pcf, fences, and gets its own key back.\n"
+               "The answer must be rc=0;found=TRUE;value=pcf; a put answered without rc is "
+               "\"bad-put\" (KVS-1); a put with rc=0 whose key is then not found is \"lost\".",
       .flags = PCF_V2, .run = run_found_form,
       .outcomes = { { "bad-put", PCF_DEVIATES, "KVS-1", "kvs-put answered without rc" } } },
     { .id = "pmi2/kvs/value-1023",
       .desc = "a 1023-byte value (the size every server keeps) round-trips",
       .clause = "LIMIT-1", .expected = "the 1023 bytes back",
+      .steps = "Every rank puts <tag>-big-r<rank> with a 1023-byte value of letters, fences, and "
+               "gets its key back.\n"
+               "The 1023 bytes back pass; a refusal (rc != 0) with nothing stored is also fine; a "
+               "shorter value with rc=0 is \"truncated\"; found=FALSE after rc=0 is \"lost\".",
       .flags = PCF_V2, .run = run_value_1023,
       .outcomes = { { "truncated", PCF_DEVIATES, "LIMIT-3", "shortened with rc=0" } } },
     { .id = "pmi2/kvs/value-1025",
       .desc = "a 1025-byte value is stored whole or refused, never cut",
       .clause = "LIMIT-3", .expected = "the 1025 bytes back, or rc != 0 and nothing stored",
+      .steps = "A victim rank (a server may close the connection or end the job) puts "
+               "<tag>-big-r<rank> with a 1025-byte value.\n"
+               "Without a fence (it runs alone), it gets its own key back.\n"
+               "The 1025 bytes back pass, and so does rc != 0 on the put with nothing stored; a "
+               "shorter value is \"truncated\"; a put refused whose key still reads is "
+               "\"stored-anyway\"; a close is \"closed\" (ERR-4); found=FALSE after rc=0 is "
+               "\"unverifiable\" (INFO: the server hides own puts before a fence).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_value_1025,
       .outcomes = { LIMIT_OUTCOMES } },
     { .id = "pmi2/kvs/value-4000",
       .desc = "a 4000-byte value (a frame under 4096 bytes) is stored whole or refused",
       .clause = "LIMIT-3", .expected = "the 4000 bytes back, or rc != 0 and nothing stored",
+      .steps = "A victim rank (a server may close the connection or end the job) puts "
+               "<tag>-big-r<rank> with a 4000-byte value (the frame stays under 4096 bytes).\n"
+               "Without a fence (it runs alone), it gets its own key back.\n"
+               "The 4000 bytes back pass, and so does rc != 0 on the put with nothing stored; a "
+               "shorter value is \"truncated\"; a close is \"closed\" (ERR-4); found=FALSE after "
+               "rc=0 is \"unverifiable\" (INFO).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_value_4000,
       .outcomes = { LIMIT_OUTCOMES } },
     { .id = "pmi2/kvs/key-63", .desc = "a 63-byte key round-trips",
       .clause = "LIMIT-1", .expected = "found=TRUE with the value under the full key",
+      .steps = "Every rank puts a key of exactly 63 bytes (<tag>-r<rank>- then letters) with the "
+               "value long-key-value.\n"
+               "It fences and gets the full key back.\n"
+               "The value back passes; rc != 0 on the put is \"refused\" (within the limit: a "
+               "deviation); found=FALSE after rc=0 is \"lost\".",
       .flags = PCF_V2, .run = run_key_63,
       .outcomes = { { "refused", PCF_DEVIATES, NULL, "refused a key within the limit" } } },
     { .id = "pmi2/kvs/key-64", .desc = "a 64-byte key (the SPEC limit) round-trips",
       .clause = "LIMIT-1", .expected = "found=TRUE with the value under the full 64-byte key",
+      .steps = "Every rank puts a key of exactly 64 bytes (the LIMIT-1 size) with the value "
+               "long-key-value.\n"
+               "It fences and gets the full key back.\n"
+               "The value back passes; rc != 0 on the put is \"refused\"; found=FALSE after rc=0 "
+               "is \"lost\" (B9: Hydra 4.0 keeps 63 bytes of the key).",
       .flags = PCF_V2, .run = run_key_64,
       .outcomes = { { "refused", PCF_DEVIATES, NULL, "refused a key within the limit" },
                     { "lost", PCF_DEVIATES, NULL, "stored under another key (B9: cut to 63)" } } },
     { .id = "pmi2/kvs/key-100",
       .desc = "a 100-byte key is stored whole or refused, never stored as a prefix",
       .clause = "LIMIT-3", .expected = "the full key finds the value, or rc != 0; the 63-byte prefix finds nothing",
+      .steps = "A victim rank (a server may close the connection or end the job) puts a 100-byte "
+               "key with the value long-key-value.\n"
+               "It gets the key's first 63 bytes: a hit is \"truncated\" (the key was stored "
+               "shortened, LIMIT-3).\n"
+               "It gets the full key: the value back passes, and so does a put refused with rc != "
+               "0; found=FALSE after rc=0 is \"unverifiable\" (INFO, no fence); a close is "
+               "\"closed\" (ERR-4).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_key_100,
       .outcomes = { LIMIT_OUTCOMES } },
     { .id = "pmi2/kvs/repeat-put",
       .desc = "a key put twice in one fence epoch reads as one of the two values",
       .clause = "KVS-15", .expected = "found=TRUE with \"first\" or \"second\"",
+      .steps = "Every rank puts <tag>-dup-r<rank> = first, then the same key = second, in one "
+               "fence epoch.\n"
+               "It fences and gets the key.\n"
+               "Either value passes (KVS-15 lets the server keep either); anything else is "
+               "\"neither\" (KVS-1: FAIL).",
       .flags = PCF_V2, .run = run_repeat_put,
       .outcomes = { { "neither", PCF_FAIL, "KVS-1", "neither stored value came back" } } },
     { .id = "pmi2/kvs/overwrite",
       .desc = "a put in a later fence epoch replaces the key's value",
       .clause = "KVS-1", .expected = "after put/fence/put/fence the second value",
+      .steps = "Every rank puts <tag>-ow-r<rank> = epoch-1 and fences, then puts the same key = "
+               "epoch-2 and fences again.\n"
+               "It gets the key: epoch-2 passes; epoch-1 is \"kept-first\"; anything else "
+               "\"lost\".",
       .flags = PCF_V2, .run = run_overwrite,
       .outcomes = { { "kept-first", PCF_DEVIATES, NULL, "the earlier epoch's value stayed" } } },
     { .id = "pmi2/kvs/many-keys",
       .desc = "64 keys per rank are all visible to the next rank after the fence",
       .clause = "FENCE-2", .expected = "every key of the neighbour with its value",
+      .steps = "Every rank puts 64 keys (<tag>-m<i>-r<rank> = <rank>-<i*i>), then fences.\n"
+               "Each rank gets all 64 keys of the next rank (rank + 1, wrapping).\n"
+               "Every value must come back exactly; the first one that does not is \"lost\".",
       .flags = PCF_V2, .run = run_many },
     { .id = "pmi2/kvs/srcid-hint",
       .desc = "kvs-get with srcid naming the key's owner returns the value",
       .clause = "KVS-10", .expected = "found=TRUE with the owner's value",
+      .steps = "Every rank puts <tag>-h-r<rank> = hint-<rank> and fences.\n"
+               "Each rank sends kvs-get for the next rank's key with srcid=<that rank>, the key's "
+               "owner.\n"
+               "The owner's value passes; rc != 0 is \"refused\", another value \"wrong-value\".",
       .flags = PCF_V2, .run = run_srcid_right },
     { .id = "pmi2/kvs/srcid-wrong",
       .desc = "kvs-get with srcid naming another rank still returns the correct value",
       .clause = "KVS-10", .expected = "found=TRUE with the owner's value",
+      .steps = "Every rank puts <tag>-h-r<rank> = hint-<rank> and fences.\n"
+               "Each rank sends kvs-get for the next rank's key with srcid set to its own rank: a "
+               "hint that names the wrong owner.\n"
+               "The owner's value passes (srcid is a hint, KVS-10); rc != 0 is \"refused\", "
+               "another value \"wrong-value\".",
       .flags = PCF_V2, .min_ranks = 2, .run = run_srcid_wrong },
     { .id = "pmi2/kvs/srcid-negative", .desc = "kvs-get with srcid=-1 is read as no hint",
       .clause = "KVS-10", .expected = "found=TRUE with the owner's value",
+      .steps = "Every rank puts <tag>-h-r<rank> = hint-<rank> and fences.\n"
+               "Each rank sends kvs-get for the next rank's key with srcid=-1 (no hint).\n"
+               "The owner's value passes; rc != 0 is \"refused\", another value \"wrong-value\".",
       .flags = PCF_V2, .run = run_srcid_negative },
     { .id = "pmi2/kvs/jobid-own", .desc = "kvs-get with jobid = the caller's job reads its KVS",
       .clause = "KVS-8", .expected = "found=TRUE with the value",
+      .steps = "Every rank puts <tag>-h-r<rank> = hint-<rank> and fences.\n"
+               "Each rank sends kvs-get for the next rank's key with jobid set to its own job's "
+               "id (from job-getid at start-up).\n"
+               "The value passes; rc != 0 is \"refused\", another value \"wrong-value\".",
       .flags = PCF_V2, .run = run_jobid_own },
     { .id = "pmi2/kvs/jobid-foreign",
       .desc = "kvs-get naming a job that does not exist is refused",
       .clause = "KVS-9", .expected = "cmd=kvs-get-response;rc!=0;...",
+      .steps = "Every rank puts <tag>-h-r<rank> = hint-<rank> and fences.\n"
+               "Each rank sends kvs-get for the next rank's key with jobid=pcf-no-such-job-<tag>, "
+               "a job that does not exist.\n"
+               "rc != 0 (\"refused\") passes; the value of the caller's own job (\"ok\": jobid "
+               "ignored) is a deviation, as is another value.",
       .flags = PCF_V2, .run = run_jobid_foreign,
       .outcomes = { { "refused", PCF_PASS, NULL, "refused the unknown job" },
                     { "ok", PCF_DEVIATES, NULL, "ignored jobid and read the caller's own KVS" } } },
     { .id = "pmi2/kvs/reserved-prefix",
       .desc = "a put of a PMI_ key is answered (stored or refused, KVS-13)",
       .clause = "KVS-13", .expected = "cmd=kvs-put-response with rc=0 or rc != 0",
+      .steps = "Every rank sends kvs-put of PMI_pcf_<tag>_r<rank> = reserved, a key with the "
+               "reserved PMI_ prefix.\n"
+               "rc=0 (stored) and rc != 0 (refused) both pass; an answer without rc is \"no-rc\" "
+               "(RC-1: FAIL).\n"
+               "Every rank then sends one kvs-fence to leave the case together.",
       .flags = PCF_V2, .run = run_reserved,
       .outcomes = { { "refused", PCF_PASS, NULL, "refused the reserved prefix (allowed)" },
                     { "no-rc", PCF_FAIL, "RC-1", "a response without rc" } } },
     { .id = "pmi2/kvs/process-mapping",
       .desc = "PMI_process_mapping is readable with kvs-get, as from info-getjobattr",
       .clause = "KVS-14", .expected = "found=TRUE with the value info-getjobattr gives",
+      .steps = "Each rank reads PMI_process_mapping twice: with info-getjobattr and with kvs-get.\n"
+               "kvs-get must find it (else \"absent\"); when both find it, the two values must be "
+               "the same (else \"differs\", graded by JOBATTR-6).",
       .flags = PCF_V2, .run = run_mapping_in_kvs,
       .outcomes = { { "differs", PCF_FAIL, "JOBATTR-6", "the two readings differ" } } },
 };

@@ -386,15 +386,26 @@ static void run_local_list(pcf_ctx *c) { local_ranks(c, true); }
 static const pcf_case cases[] = {
     { .id = "pmi2/nodeattr/put", .desc = "info-putnodeattr is answered rc=0",
       .clause = "NODEATTR-1", .expected = "cmd=info-putnodeattr-response;rc=0;",
+      .steps = "Every rank sends info-putnodeattr with key=<tag>-na-r<rank> and value=v.\n"
+               "rc=0 passes; rc != 0 for this ordinary attribute is \"refused\".",
       .flags = PCF_V2, .run = run_put,
       .outcomes = { { "refused", PCF_DEVIATES, NULL, "rc != 0 for an ordinary attribute" } } },
     { .id = "pmi2/nodeattr/get-own",
       .desc = "an attribute the caller put is returned with rc=0;found=TRUE;value=",
       .clause = "NODEATTR-2", .expected = "found=TRUE with the value put",
+      .steps = "Every rank puts the node attribute <tag>-nao-r<rank> = own-<rank> "
+               "(info-putnodeattr).\n"
+               "It sends info-getnodeattr for that key with wait=FALSE: "
+               "rc=0;found=TRUE;value=own-<rank> passes, anything else is \"not-found\".",
       .flags = PCF_V2, .run = run_get_own },
     { .id = "pmi2/nodeattr/not-found",
       .desc = "a missing attribute with wait=FALSE is answered rc=0;found=FALSE at once",
       .clause = "NODEATTR-3", .expected = "cmd=info-getnodeattr-response;rc=0;found=FALSE;",
+      .steps = "Every rank sends info-getnodeattr with wait=FALSE for <tag>-nomiss-r<rank>, an "
+               "attribute nobody put.\n"
+               "The answer must come at once (within 3 s; else \"held\", NODEATTR-6: FAIL).\n"
+               "rc=0;found=FALSE passes; rc != 0 is \"rc-nonzero\" (NODEATTR-3 asks for rc=0: "
+               "NON-STRICT); found=TRUE or no found is \"found-wrong\" (FAIL).",
       .flags = PCF_V2, .run = run_not_found,
       .outcomes = { { "rc-nonzero", PCF_DEVIATES, NULL, "not found reported with rc != 0 (H3)" },
                     { "held", PCF_FAIL, "NODEATTR-6", "held although wait=FALSE" },
@@ -402,6 +413,11 @@ static const pcf_case cases[] = {
     { .id = "pmi2/nodeattr/wait-default",
       .desc = "a get without wait is not held: a missing attribute is answered at once",
       .clause = "NODEATTR-6", .expected = "a not-found answer within 3 s",
+      .steps = "Every rank sends info-getnodeattr without any wait key for <tag>-nomiss-r<rank>, "
+               "an attribute nobody put.\n"
+               "An absent wait is wait=FALSE (NODEATTR-6): any not-found answer within 3 s passes "
+               "(rc != 0 included; its form is graded by pmi2/nodeattr/not-found); no answer by "
+               "then is \"held\".",
       .flags = PCF_V2, .run = run_wait_default,
       .outcomes = { { "rc-nonzero", PCF_PASS, NULL, "answered at once (rc != 0: see not-found)" },
                     { "held", PCF_DEVIATES, NULL, "held as if wait=TRUE" },
@@ -409,11 +425,26 @@ static const pcf_case cases[] = {
     { .id = "pmi2/nodeattr/wait-own-put",
       .desc = "wait=TRUE on a missing attribute is answered by the caller's own later put",
       .clause = "NODEATTR-4", .expected = "found=TRUE;value=arrived after the put",
+      .steps = "Every rank sends info-getnodeattr with wait=TRUE and thrid=<tag>-w for "
+               "<tag>-naw-r<rank>, an attribute that does not exist yet, and does not wait for "
+               "the answer.\n"
+               "It then puts that attribute itself (info-putnodeattr, thrid=<tag>-p, "
+               "value=arrived).\n"
+               "It collects both answers in any order: the put must be rc=0 (else "
+               "\"put-refused\") and the held get must answer found=TRUE;value=arrived (else "
+               "\"not-waited\": answered before the attribute existed).",
       .flags = PCF_V2, .run = run_wait_own,
       .outcomes = { { "not-waited", PCF_DEVIATES, NULL, "answered before the attribute existed" } } },
     { .id = "pmi2/nodeattr/wait-not-blocking",
       .desc = "while a get waits, job-getid and the satisfying put are still answered",
       .clause = "NODEATTR-5", .expected = "job-getid answered first, then the put and the get",
+      .steps = "Every rank sends info-getnodeattr with wait=TRUE for an attribute that does not "
+               "exist yet.\n"
+               "While that get waits it sends job-getid: its answer must be the next message "
+               "(else \"blocked\", NODEATTR-5; nothing at all is \"no-answer\", also graded by "
+               "NODEATTR-5).\n"
+               "It then puts the attribute (value=arrived) and collects the put's answer and the "
+               "held get's: found=TRUE;value=arrived passes (else \"not-waited\", NODEATTR-4).",
       .flags = PCF_V2, .run = run_wait_nonblocking,
       .outcomes = { { "blocked", PCF_DEVIATES, NULL, "the waiting get held up other requests" },
                     { "no-answer", PCF_DEVIATES, NULL, "requests after the waiting get went unanswered" },
@@ -421,15 +452,32 @@ static const pcf_case cases[] = {
     { .id = "pmi2/nodeattr/wait-lowercase",
       .desc = "wait=true (lower case) is a boolean TRUE: the get waits for the put",
       .clause = "BOOL-2", .expected = "found=TRUE;value=arrived, answered after the put",
+      .steps = "Every rank sends info-getnodeattr with wait=true, in lower case (BOOL-2: any case "
+               "is a boolean), for an attribute that does not exist yet.\n"
+               "It then puts the attribute (value=arrived) and collects both answers.\n"
+               "found=TRUE;value=arrived passes; an answer without the value is \"read-as-false\" "
+               "(the server read true as FALSE, M9).",
       .flags = PCF_V2, .run = run_wait_lower,
       .outcomes = { { "read-as-false", PCF_DEVIATES, NULL, "wait=true read as FALSE (M9)" } } },
     { .id = "pmi2/nodeattr/wait-existing",
       .desc = "wait=TRUE on an existing attribute is answered at once",
       .clause = "NODEATTR-2", .expected = "found=TRUE with the value",
+      .steps = "Every rank puts <tag>-nae-r<rank> = here, then sends info-getnodeattr for it with "
+               "wait=TRUE.\n"
+               "The attribute exists, so the answer comes at once: found=TRUE;value=here passes, "
+               "anything else is \"not-found\".",
       .flags = PCF_V2, .run = run_wait_existing },
     { .id = "pmi2/nodeattr/wait-peer-put",
       .desc = "rank 0's wait=TRUE is answered when a rank on the same node puts the attribute",
       .clause = "NODEATTR-4", .expected = "found=TRUE;value=from-peer",
+      .steps = "Every rank reads PMI_process_mapping to learn which ranks share rank 0's node; "
+               "the lowest one other than rank 0 is the peer (none: \"no-peer\", INFO).\n"
+               "Rank 0 sends info-getnodeattr with wait=TRUE for <tag>-nap, then, without waiting "
+               "for it, kvs-put of a ready key and kvs-fence (each with a thrid).\n"
+               "The other ranks fence; the peer reads the ready key (so rank 0's get is already "
+               "held) and puts <tag>-nap = from-peer.\n"
+               "Rank 0's held get must answer found=TRUE;value=from-peer (else \"not-waited\"); a "
+               "refused put on the peer is \"put-refused\" (NODEATTR-1).",
       .flags = PCF_V2, .min_ranks = 2, .run = run_wait_peer,
       .outcomes = { { "no-peer", PCF_INFO, NULL, "no second rank on rank 0's node" },
                     { "not-waited", PCF_DEVIATES, NULL, "answered before the peer's put" },
@@ -437,11 +485,23 @@ static const pcf_case cases[] = {
     { .id = "pmi2/nodeattr/same-node",
       .desc = "an attribute put by rank 0 is visible to the other ranks on its node",
       .clause = "NODEATTR-2", .expected = "found=TRUE on every rank the mapping puts on node 0",
+      .steps = "Every rank reads PMI_process_mapping to learn its node; without a usable mapping "
+               "the case is \"undetermined\" (INFO).\n"
+               "Rank 0 puts the node attribute <tag>-nas-r0 = rank0; a put and a fence through "
+               "the KVS make sure it happened before the others look.\n"
+               "Every other rank the mapping puts on rank 0's node gets it with wait=FALSE: "
+               "found=TRUE;value=rank0 passes, anything else is \"not-found\".",
       .flags = PCF_V2, .min_ranks = 2, .run = run_same_node,
       .outcomes = { { "undetermined", PCF_INFO, NULL, "the node layout is unknown" } } },
     { .id = "pmi2/nodeattr/other-node",
       .desc = "an attribute put on one node is not visible on another node",
       .clause = "NODEATTR-7", .expected = "not found on every rank the mapping puts elsewhere",
+      .steps = "Every rank reads PMI_process_mapping to learn its node; when every rank is on one "
+               "node there is nothing to compare (\"undetermined\", INFO).\n"
+               "Rank 0 puts the node attribute <tag>-nas-r0 = rank0; a put and a fence through "
+               "the KVS order it before the others look.\n"
+               "Every rank the mapping puts on another node gets it with wait=FALSE: not found "
+               "passes; found is \"leaked\" (NODEATTR-7).",
       .flags = PCF_V2, .min_ranks = 2, .run = run_other_node,
       .outcomes = { { "undetermined", PCF_INFO, NULL, "every rank is on one node: nothing to compare" },
                     { "leaked", PCF_DEVIATES, NULL, "another node's attribute was returned" } } },
@@ -449,11 +509,21 @@ static const pcf_case cases[] = {
       .desc = "localRanksCount, when provided, is the number of the job's ranks on this node",
       .clause = "NODEATTR-9",
       .expected = "a decimal count matching PMI_process_mapping and MPI_LOCALNRANKS",
+      .steps = "Every rank sends info-getnodeattr for localRanksCount (wait=FALSE); not provided "
+               "is INFO, nothing more to check.\n"
+               "When provided, it must be a decimal count of 1 or more (else \"malformed\") equal "
+               "to the number of ranks PMI_process_mapping puts on this node and to "
+               "MPI_LOCALNRANKS when that is set (else \"inconsistent\").",
       .flags = PCF_V2, .run = run_local_count,
       .outcomes = { { "not-provided", PCF_INFO, NULL, "not provided (no implementation predefines it)" } } },
     { .id = "pmi2/nodeattr/local-ranks",
       .desc = "localRanks, when provided, lists this node's ranks ascending",
       .clause = "NODEATTR-9", .expected = "comma-separated ranks matching PMI_process_mapping",
+      .steps = "Every rank sends info-getnodeattr for localRanks (wait=FALSE); not provided is "
+               "INFO, nothing more to check.\n"
+               "When provided, it must be comma-separated ranks in ascending order that include "
+               "the caller (else \"malformed\") and equal the ranks PMI_process_mapping puts on "
+               "this node (else \"inconsistent\").",
       .flags = PCF_V2, .run = run_local_list,
       .outcomes = { { "not-provided", PCF_INFO, NULL, "not provided (no implementation predefines it)" } } },
     { .id = "pmi2/thrid/held-request",

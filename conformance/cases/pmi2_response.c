@@ -149,6 +149,11 @@ static const pcf_case cases[] = {
     { .id = "pmi2/kvs/key-case",
       .desc = "kvs-put with Value=wrong before value=right stores \"right\"",
       .clause = "KEY-3", .expected = "the get after the fence returns right",
+      .steps = "Every rank sends kvs-put with key=<tag>-kc-r<rank>, Value=wrong and then "
+               "value=right: keys are case-sensitive, so Value is an unknown key.\n"
+               "A put refused for the unknown key is \"put-refused\" (PAIR-5).\n"
+               "It fences and gets the key: right passes; wrong is \"case-folded\"; anything else "
+               "\"lost\".",
       .flags = PCF_V2, .run = run_key_case,
       .outcomes = { { "case-folded", PCF_DEVIATES, NULL, "keys compared without regard to case" },
                     { "put-refused", PCF_DEVIATES, "PAIR-5", "the unknown key Value made the put fail" },

@@ -12,6 +12,13 @@
 #include <string.h>
 #include <time.h>
 
+/* explain (pcf_case.steps): the start-up exchange the PCF_LOCAL handshake
+ * cases grade, made by the harness before the first case (control.c). */
+#define P2_STEPS_HANDSHAKE                                                                       \
+    "At start-up, before any case, each rank sent cmd=init pmi_version=2 pmi_subversion=0 "     \
+    "and, when accepted, fullinit (pmirank from PMI_RANK or PMI_ID, pmijobid from PMI_JOBID "  \
+    "when set, threaded=FALSE); the answers were recorded.\n"
+
 /* One response, copied: pmc_msg views die with the next receive. */
 typedef struct p2r {
     char name[64];

@@ -3,7 +3,7 @@
  * nothing at all (TIMEOUT).  Destructive: each runs on a victim rank, last,
  * or in a launch of its own with --launch.  The bad bytes are made from a
  * message the codec encoded, then damaged on purpose. */
-#include "pcf.h"
+#include "damage.h" /* the steps text shared with the other robust files */
 
 #include <stdio.h>
 #include <string.h>
@@ -136,6 +136,9 @@ static const pcf_case cases[] = {
     { .id = "robust/len-negative", .desc = "a length field with a sign (\"    -5\")",
       .clause = "FRAME-5",
       .expected = "the server closes the connection (a fatal framing error, ERR-5)",
+      .steps = "A victim rank (the case may end the job) sends a job-getid frame whose six-byte "
+               "length field is replaced by \"    -5\".\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_negative,
       .outcomes = { { "closed", PCF_PASS, "ERR-5", "closed the connection" },
                     { "error-then-close", PCF_PASS, "ERR-5", "answered with an error, then closed" },
@@ -145,6 +148,9 @@ static const pcf_case cases[] = {
     { .id = "robust/len-garbage", .desc = "a length field of letters (\"abcdef\")",
       .clause = "FRAME-5",
       .expected = "the server closes the connection (a fatal framing error, ERR-5)",
+      .steps = "A victim rank (the case may end the job) sends a job-getid frame whose six-byte "
+               "length field is replaced by \"abcdef\".\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_garbage,
       .outcomes = { { "closed", PCF_PASS, "ERR-5", "closed the connection" },
                     { "error-then-close", PCF_PASS, "ERR-5", "answered with an error, then closed" },
@@ -154,6 +160,11 @@ static const pcf_case cases[] = {
     { .id = "robust/unknown-command", .desc = "an unknown PMI-2 command",
       .clause = "ERR-7",
       .expected = "cmd=pcf-frobnicate-response;rc!=0;errmsg=...; and the connection stays open",
+      .steps = "A victim rank (the case may end the job) sends cmd=pcf-frobnicate;key=x;, a "
+               "command no server knows.\n"
+               "ERR-7 asks for cmd=pcf-frobnicate-response with rc != 0 and the connection kept "
+               "open; an answer with rc=0 is \"accepted\" (ERR-3).\n"
+               PCFD_STEPS_DELIMITED,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_unknown_v2,
       .outcomes = { { "error-response", PCF_PASS, NULL, "answered with an error" },
                     { "error-then-close", PCF_PASS, NULL, "answered with an error, then closed" },
@@ -165,6 +176,11 @@ static const pcf_case cases[] = {
       .expected = "cmd=pcf_frobnicate_result rc!=0 msg=... and the connection stays open",
       /* a PMI-1 line: planned into a PMI-1 launch (on a PMI-2 connection it
        * would grade mixed traffic, CLASS-2, and miss PMI-1-only servers) */
+      .steps = "In a PMI-1 launch, a victim rank (the case may end the job) sends "
+               "cmd=pcf_frobnicate, a PMI-1 command no server knows.\n"
+               "ERR-7 asks for cmd=pcf_frobnicate_result with rc != 0; an answer with rc=0 is "
+               "\"accepted\" (ERR-3).\n"
+               PCFD_STEPS_DELIMITED,
       .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_unknown_v1,
       .outcomes = { { "error-response", PCF_PASS, NULL, "answered with an error" },
                     { "error-then-close", PCF_PASS, NULL, "answered with an error, then closed" },
@@ -174,6 +190,11 @@ static const pcf_case cases[] = {
     { .id = "robust/missing-key", .desc = "kvs-put without its required key",
       .clause = "KVS-2",
       .expected = "cmd=kvs-put-response;rc!=0;... and nothing stored",
+      .steps = "A victim rank (the case may end the job) sends kvs-put with value=v and no key.\n"
+               "The error answer it waits for must also name the key in errmsg (else "
+               "\"vague-errmsg\", ERR-8) and be one line without ';' (else \"errmsg-form\", "
+               "RC-8).\n"
+               PCFD_STEPS_DELIMITED,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_missing_key,
       .outcomes = { { "error-response", PCF_PASS, NULL, "answered with an error" },
                     { "error-then-close", PCF_PASS, NULL, "answered with an error, then closed" },

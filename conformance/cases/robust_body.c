@@ -377,12 +377,26 @@ static const pcf_case cases[] = {
       .desc = "a frame whose last pair has no ';' (\"cmd=job-getid\", M8, S18)",
       .clause = "BODY-4",
       .expected = "an error response for job-getid, never a shorter command (job-geti)",
+      .steps = "A victim rank (the case may end the job) sends job-getid with the final ';' cut "
+               "off: \"cmd=job-getid\" with its length field fixed to match.\n"
+               "BODY-4 makes that an error: a server must not read it as a command (\"job-geti\" "
+               "or \"job-getid\" answered as usual). An answer under another name is "
+               "\"wrong-response\".\n"
+               PCFD_STEPS_DELIMITED,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_no_semicolon,
       .outcomes = { PCFD_DELIMITED("BODY-4"),
                     { "wrong-response", PCF_DEVIATES, "BODY-4", "read another command name" } } },
     { .id = "robust/no-cmd", .desc = "a body without cmd= (\"key=x;value=y;\", B5, H5)",
       .clause = "BODY-2",
       .expected = "the server closes the connection (ERR-6); never acts on the body",
+      .steps = "A victim rank (the case may end the job) sends a kvs-put frame with "
+               "\"cmd=kvs-put;\" cut out: the body is \"key=x;value=y;\", with a length field "
+               "that matches.\n"
+               "A body without a command cannot be answered by name: closing the connection "
+               "passes (ERR-6), with or without an error answer first; an answer with the "
+               "connection kept open is a deviation; rc=0 is \"accepted\" (BODY-2: the server "
+               "acted on it).\n"
+               PCFD_STEPS_AFTER,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_no_cmd,
       .outcomes = { { "closed", PCF_PASS, "ERR-6", "closed the connection" },
                     { "error-then-close", PCF_PASS, "ERR-6", "answered an error, then closed" },
@@ -394,6 +408,12 @@ static const pcf_case cases[] = {
     { .id = "robust/empty-cmd", .desc = "a body whose command name is empty (\"cmd=;pcfk=x;\")",
       .clause = "BODY-2",
       .expected = "the server closes the connection (ERR-6); never acts on the body",
+      .steps = "A victim rank (the case may end the job) sends \"cmd=;pcfk=x;\": a job-getid "
+               "frame with the command name cut out, length field fixed.\n"
+               "Closing the connection passes (ERR-6), with or without an error answer first; an "
+               "answer with the connection kept open is a deviation; rc=0 is \"accepted\" "
+               "(BODY-2).\n"
+               PCFD_STEPS_AFTER,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_empty_cmd,
       .outcomes = { { "closed", PCF_PASS, "ERR-6", "closed the connection" },
                     { "error-then-close", PCF_PASS, "ERR-6", "answered an error, then closed" },
@@ -409,12 +429,22 @@ static const pcf_case cases[] = {
     { .id = "robust/unknown-command-thrid",
       .desc = "the error answer to an unknown command carries the request's thrid",
       .clause = "ERR-9", .expected = "cmd=pcf-frobnicate-response;thrid=<same>;rc!=0;...",
+      .steps = "A victim rank (the case may end the job) sends cmd=pcf-frobnicate;thrid=t-<tag>;, "
+               "an unknown command with a thrid.\n"
+               "The error answer must carry thrid=t-<tag> (ERR-9): one without it is "
+               "\"thrid-lost\".\n"
+               PCFD_STEPS_DELIMITED,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_unknown_thrid,
       .outcomes = { PCFD_DELIMITED("ERR-7"),
                     { "thrid-lost", PCF_DEVIATES, NULL, "the error answer lacks the thrid" } } },
     { .id = "robust/response-to-server",
       .desc = "a response (job-getid-response) sent to the server as if it were a request",
       .clause = "ERR-7", .expected = "an error response (or the close of the connection)",
+      .steps = "A victim rank (the case may end the job) sends "
+               "cmd=job-getid-response;rc=0;jobid=pcf-not-a-request;, a response, as if it were a "
+               "request.\n"
+               "Any error answer passes, under any name (ERR-7).\n"
+               PCFD_STEPS_DELIMITED,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_response_to_server,
       .outcomes = { PCFD_DELIMITED("ERR-7"),
                     { "wrong-response", PCF_PASS, NULL, "answered with an error" } } },
@@ -422,6 +452,12 @@ static const pcf_case cases[] = {
       .desc = "a cmd=concat continuation frame with nothing to continue",
       .clause = "CONCAT-9",
       .expected = "cmd=concat-response;rc!=0 (or an unknown-command error, ERR-7)",
+      .steps = "The encoder splits a kvs-put into two frames (a 64-byte frame limit); a victim "
+               "rank (the case may end the job) sends only the second, the cmd=concat "
+               "continuation, with nothing before it to continue.\n"
+               "CONCAT-9 asks for an error answer (concat-response with rc != 0, or the "
+               "unknown-command answer of ERR-7).\n"
+               PCFD_STEPS_DELIMITED,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_concat_unexpected,
       .outcomes = { PCFD_DELIMITED("CONCAT-9") } },
     { .id = "robust/pairs-256", .desc = "a request of 256 pairs (255 unknown keys) is answered",
@@ -440,6 +476,13 @@ static const pcf_case cases[] = {
       .desc = "a kvs-put frame of 70 000 bytes (above a 64 KiB buffer)",
       .clause = "FRAME-7",
       .expected = "stored whole, rc!=0, or the connection closed; never the end of the job",
+      .steps = "A victim rank (the case may end the job) sends one kvs-put frame of about 70 000 "
+               "bytes (a 70 000-byte value): more than a 64 KiB read buffer holds.\n"
+               "rc != 0 passes (LIMIT-3: refused), and so does closing the connection (ERR-5: "
+               "above the server's maximum frame).\n"
+               "rc=0: it gets the key back on the same connection; a shorter value is "
+               "\"truncated\"; the whole value, or not visible before a fence, passes.\n"
+               PCFD_STEPS_AFTER,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_frame_70000,
       .outcomes = { { "closed", PCF_PASS, "ERR-5", "closed: the frame is above its maximum" },
                     { "error-response", PCF_PASS, "LIMIT-3", "refused with rc != 0" },

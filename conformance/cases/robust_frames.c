@@ -190,20 +190,33 @@ static const pcf_case cases[] = {
     { .id = "robust/len-zero", .desc = "a zero length field (\"     0\") before a body",
       .clause = "FRAME-6",
       .expected = "the server closes the connection (fatal framing error); it may answer first",
+      .steps = "A victim rank (the case may end the job) sends a job-getid frame whose length "
+               "field is \"     0\": the body that follows is then no frame.\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_zero,
       .outcomes = { PCFD_FRAMING("FRAME-6") } },
     { .id = "robust/len-below-6", .desc = "a length field below the shortest body (\"     3\")",
       .clause = "FRAME-6",
       .expected = "the server closes the connection (fatal framing error)",
+      .steps = "A victim rank (the case may end the job) sends a job-getid frame whose length "
+               "field is \"     3\", shorter than any body.\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_below6,
       .outcomes = { PCFD_FRAMING("FRAME-6") } },
     { .id = "robust/len-plus-sign", .desc = "a length field with a plus sign (\"   +14\")",
       .clause = "FRAME-5",
       .expected = "the server closes the connection; atoi() reading 14 is a FAIL",
+      .steps = "A victim rank (the case may end the job) sends a job-getid frame whose length "
+               "field is \"   +14\": the right number with a sign FRAME-5 does not allow. A "
+               "server that reads the field with atoi() answers it: \"accepted\", a FAIL.\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_plus,
       .outcomes = { PCFD_FRAMING("FRAME-5") } },
     { .id = "robust/len-inner-space", .desc = "spaces between the digits of the length (\"1 4   \")",
       .clause = "FRAME-5", .expected = "the server closes the connection",
+      .steps = "A victim rank (the case may end the job) sends a job-getid frame whose length "
+               "field is \"1 4   \" (a space between the digits).\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_inner_space,
       .outcomes = { PCFD_FRAMING("FRAME-5") } },
     { .id = "robust/len-underscore",
@@ -213,48 +226,103 @@ static const pcf_case cases[] = {
       .outcomes = { PCFD_FRAMING("FRAME-5") } },
     { .id = "robust/len-empty", .desc = "a length field of six spaces (no digit)",
       .clause = "FRAME-5", .expected = "the server closes the connection",
+      .steps = "A victim rank (the case may end the job) sends a job-getid frame whose length "
+               "field is six spaces.\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_empty,
       .outcomes = { PCFD_FRAMING("FRAME-5") } },
     { .id = "robust/len-short-body",
       .desc = "a length of 9 for a 14-byte body, then a valid frame (B10: double free in Hydra 4.0)",
       .clause = "ERR-5",
       .expected = "an error for the 9-byte body at most, then the close of the lost stream",
+      .steps = "A victim rank (the case may end the job) sends two job-getid frames in one write, "
+               "the first with the length 9 for its 14-byte body.\n"
+               "The server reads \"cmd=job-g\" as the body; what follows (\"etid;\" and the "
+               "second frame) is no length field, so the stream is lost. An error answer to the "
+               "9-byte body is fine, then the connection must close.\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_short_body,
       .outcomes = { PCFD_FRAMING("ERR-5") } },
     { .id = "robust/disconnect-mid-frame",
       .desc = "15 bytes of a frame, then the client ends its stream",
       .clause = "ERR-5",
       .expected = "the server closes the connection; ending the job is a CONN-6 policy (INFO)",
+      .steps = "A victim rank (the case may end the job) sends the first 15 bytes of a job-getid "
+               "frame and stops.\n"
+               "For 250 ms it listens: a close then passes; an answer with rc=0 is \"accepted\" "
+               "(an incomplete frame answered).\n"
+               "It ends its half of the stream (shutdown) and waits for the server to close the "
+               "connection (ERR-5: end of stream inside a message): a close passes, a connection "
+               "kept open is \"not-closed\".\n"
+               "A job the server ends is INFO, not FAIL: ending the job when a client's stream "
+               "ends before finalize is a failure policy CONN-6 allows. Rank 0 then checks its "
+               "own connection is still served (ERR-2).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_disconnect_mid_frame,
       .outcomes = { EOF_OUTCOMES("ERR-5") } },
     { .id = "robust/disconnect-in-length",
       .desc = "3 bytes of a length field, then the client ends its stream",
       .clause = "ERR-5",
       .expected = "the server closes the connection; ending the job is a CONN-6 policy (INFO)",
+      .steps = "A victim rank (the case may end the job) sends the first 3 bytes of a length "
+               "field and stops.\n"
+               "For 250 ms it listens: a close then passes; an answer with rc=0 is \"accepted\".\n"
+               "It ends its half of the stream (shutdown) and waits for the server to close the "
+               "connection (ERR-5): a close passes, a connection kept open is \"not-closed\".\n"
+               "A job the server ends is INFO (CONN-6 allows that policy). Rank 0 then checks its "
+               "own connection is still served (ERR-2).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_disconnect_in_length,
       .outcomes = { EOF_OUTCOMES("ERR-5") } },
     { .id = "robust/len-too-long",
       .desc = "a length of 100 on a 31-byte body, then the client ends its stream",
       .clause = "CONN-2",
       .expected = "no answer to the incomplete frame; the server closes at the client's end of stream",
+      .steps = "A victim rank (the case may end the job) sends a whole job-getid frame (31-byte "
+               "body) whose length field says 100: the server must wait for 69 more bytes "
+               "(CONN-2).\n"
+               "For 250 ms it listens: an answer with rc=0 is \"accepted\" (the frame is not "
+               "complete).\n"
+               "It ends its half of the stream (shutdown) and waits for the server to close: a "
+               "close passes, a connection kept open is \"not-closed\".\n"
+               "A job the server ends is INFO (CONN-6). Rank 0 then checks its own connection is "
+               "still served (ERR-2).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_too_long,
       .outcomes = { EOF_OUTCOMES("CONN-2") } },
     { .id = "robust/len-999999",
       .desc = "a length of 999999 on a 31-byte body, then the client ends its stream",
       .clause = "FRAME-7",
       .expected = "the server closes at once (above its maximum) or at the client's end of stream",
+      .steps = "A victim rank (the case may end the job) sends a whole job-getid frame (31-byte "
+               "body) whose length field says 999999, far above any frame a server keeps "
+               "(FRAME-7).\n"
+               "For 250 ms it listens: a close then passes (refused at once); an answer with rc=0 "
+               "is \"accepted\".\n"
+               "It ends its half of the stream (shutdown) and waits for the server to close: a "
+               "close passes, a connection kept open is \"not-closed\".\n"
+               "A job the server ends is INFO (CONN-6). Rank 0 then checks its own connection is "
+               "still served (ERR-2).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_len_999999,
       .outcomes = { EOF_OUTCOMES("FRAME-7") } },
     { .id = "robust/partial-frame-stall",
       .desc = "half a frame left pending on one connection does not stall the others (B7)",
       .clause = "CONN-3",
       .expected = "rank 0's requests are answered while the victim's half frame is pending",
+      .steps = "A victim rank sends the first 10 bytes of a job-getid frame and nothing more, "
+               "keeping its connection open.\n"
+               "It waits until the server has read those bytes (the socket's send queue drains, "
+               "at most 2 s), then reports at once.\n"
+               "Rank 0 sends job-getid on its own connection while the half frame is pending: it "
+               "must be answered (CONN-3). No answer is \"others-affected\" (FAIL): a server that "
+               "reads each client with blocking reads (B7) stalls here. A job that ended is "
+               "\"job-killed\" (ERR-1).",
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_partial_stall,
       .outcomes = { { "others-affected", PCF_FAIL, "CONN-3",
                       "rank 0 was not served while the half frame was pending" },
                     { "job-killed", PCF_FAIL, "ERR-1", "the server ended the job" } } },
     { .id = "robust/binary-junk", .desc = "a frame's worth of binary bytes (first byte 0x01)",
       .clause = "FRAME-5", .expected = "the server closes the connection",
+      .steps = "A victim rank (the case may end the job) sends a frame's worth of fixed "
+               "pseudo-random bytes whose first byte is 0x01 (no length field at all).\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_binary_junk,
       .outcomes = { PCFD_FRAMING("FRAME-5") } },
     /* CLASS-1 makes bytes that start "cmd=" a PMI-1 line, whatever a PMI-2
@@ -264,6 +332,10 @@ static const pcf_case cases[] = {
       .desc = "64 KiB whose length field is \"cmd=jo\": by CLASS-1 a PMI-1 line far over "
               "its limit",
       .clause = "ERR-5", .expected = "the server closes the connection without reading it all",
+      .steps = "A victim rank (the case may end the job) sends 64 KiB whose first six bytes, "
+               "where a length field belongs, are \"cmd=jo\": by CLASS-1 that is a PMI-1 line, 64 "
+               "times the line limit (LIMIT-8), with no LF.\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V2 | PCF_DESTRUCTIVE, .run = run_garbage_flood,
       .outcomes = { PCFD_FRAMING("LIMIT-8") } },
 };

@@ -116,13 +116,18 @@ RUN(v1_pub_port, m1_pub_port)
 RUN(v1_lookup, m1_lookup)
 RUN(v1_unpub, m1_unpub)
 
+/* explain: the request, then how it is graded (damage.h) */
+#define MISSING_STEPS(d)                                                                         \
+    "A victim rank (the case may end the job) sends " d ": the encoder builds the request "     \
+    "with that key left out, nothing else changed.\n" PCFD_STEPS_DELIMITED
 #define MISSING(id_, cl, d, exp, fl, fn)                                                         \
     { .id = id_, .clause = cl, .desc = d, .expected = exp, .flags = (fl) | PCF_DESTRUCTIVE,      \
-      .run = fn, .outcomes = { PCFD_DELIMITED(cl) } }
+      .steps = MISSING_STEPS(d), .run = fn, .outcomes = { PCFD_DELIMITED(cl) } }
 /* the name-service commands: graded where there is a name service (NAME-8) */
 #define MISSING_NS(id_, cl, d, exp, fl, fn)                                                      \
     { .id = id_, .clause = cl, .desc = d, .expected = exp, .flags = (fl) | PCF_DESTRUCTIVE,      \
-      .needs = PCF_NEED_NAMESERV, .run = fn, .outcomes = { PCFD_DELIMITED(cl) } }
+      .steps = MISSING_STEPS(d), .needs = PCF_NEED_NAMESERV, .run = fn,                          \
+      .outcomes = { PCFD_DELIMITED(cl) } }
 
 static const pcf_case cases[] = {
     MISSING("robust/kvs-get-no-key", "PAIR-6", "kvs-get without key",
@@ -153,11 +158,22 @@ static const pcf_case cases[] = {
             "cmd=put_result rc!=0 ...", PCF_V1, run_v1_put_key),
     MISSING("robust/v1-put-no-value", "PAIR-6", "PMI-1 put without value",
             "cmd=put_result rc!=0 ...", PCF_V1, run_v1_put_value),
-    MISSING("robust/v1-get-no-key", "PAIR-6", "PMI-1 get without key",
-            "cmd=get_result rc!=0 ...", PCF_V1 | PCF_ALONE, run_v1_get_key),
-    MISSING("robust/v1-get-no-kvsname", "PAIR-6",
-            "PMI-1 get without kvsname (M3: Hydra 4.0 ends the job)",
-            "cmd=get_result rc!=0 ...", PCF_V1, run_v1_get_kvsname),
+    /* its own steps: it runs in a launch of its own */
+    { .id = "robust/v1-get-no-key", .clause = "PAIR-6", .desc = "PMI-1 get without key",
+      .expected = "cmd=get_result rc!=0 ...", .flags = PCF_V1 | PCF_DESTRUCTIVE | PCF_ALONE,
+      .steps = "It runs in a launch of its own: robust/v1-put-no-key may have stored a value "
+               "under the empty key on a server that reads a missing key as the empty one, and "
+               "a PMI-1 put cannot be undone.\n"
+               "A victim rank (the case may end the job) sends get with its kvsname and no "
+               "key.\n" PCFD_STEPS_DELIMITED,
+      .run = run_v1_get_key, .outcomes = { PCFD_DELIMITED("PAIR-6") } },
+    { .id = "robust/v1-get-no-kvsname", .clause = "PAIR-6",
+      .desc = "PMI-1 get without kvsname (M3: Hydra 4.0 ends the job)",
+      .expected = "cmd=get_result rc!=0 ...", .flags = PCF_V1 | PCF_DESTRUCTIVE,
+      .steps = "A victim rank (the case may end the job) puts a key of its own into its own "
+               "space (with kvsname), so that a server that ignores kvsname would find it.\n"
+               "It sends get of that key without kvsname.\n" PCFD_STEPS_DELIMITED,
+      .run = run_v1_get_kvsname, .outcomes = { PCFD_DELIMITED("PAIR-6") } },
     MISSING_NS("robust/v1-publish-no-service", "V1CMD-26",
             "publish_name without service (B3: Hydra 4.0's mpiexec segfaults)",
             "cmd=publish_result rc!=0 ...", PCF_V1, run_v1_pub_service),

@@ -124,6 +124,13 @@ static const pcf_case cases[] = {
       .clause = "V1-5",
       .expected = "the CR is no separator: the command is \"get_maxes\\rcmd=get_appnum\", "
                   "unknown, so an error answer (ERR-7) or a close; never get_maxes's answer",
+      .steps = "In a PMI-1 launch, a victim rank (the case may end the job) sends "
+               "\"cmd=get_maxes\\rcmd=get_appnum\\n\" in one write: the first line ends with CR "
+               "alone.\n"
+               "A CR is no separator (V1-5): the command is \"get_maxes\\rcmd=get_appnum\", which "
+               "no server knows. Answering maxes is \"accepted\" (the CR taken for a separator); "
+               "any error answer passes.\n"
+               PCFD_STEPS_DELIMITED,
       .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_cr_only,
       /* the value of cmd runs to the next space or LF (V1-5): a server that
        * answers maxes took the CR for a separator */
@@ -134,11 +141,20 @@ static const pcf_case cases[] = {
     { .id = "robust/v1-response-to-server",
       .desc = "a PMI-1 response (cmd=maxes ...) sent to the server",
       .clause = "ERR-7", .expected = "an error answer (or a close); never the end of the job",
+      .steps = "In a PMI-1 launch, a victim rank (the case may end the job) sends cmd=maxes rc=0 "
+               "kvsname_max=256, a response, as if it were a request.\n"
+               "Any error answer passes, under any name (ERR-7).\n"
+               PCFD_STEPS_DELIMITED,
       .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_response_to_server,
       .outcomes = { PCFD_DELIMITED("ERR-7"),
                     { "wrong-response", PCF_PASS, NULL, "answered with an error" } } },
     { .id = "robust/v1-line-flood", .desc = "a PMI-1 line of 200 000 bytes without its LF",
       .clause = "ERR-5", .expected = "the server closes the connection once the line passes its limit",
+      .steps = "In a PMI-1 launch, a victim rank (the case may end the job) sends a put line of "
+               "200 000 bytes (a 200 000-byte value) without its LF.\n"
+               "The line passes the PMI-1 line limit (LIMIT-8) long before it ends, so the server "
+               "must give up on the stream (ERR-5).\n"
+               PCFD_STEPS_FRAMING,
       .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_line_flood,
       .outcomes = { PCFD_FRAMING("LIMIT-8") } },
     { .id = "robust/disconnect-mid-line",

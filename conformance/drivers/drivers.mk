@@ -12,7 +12,9 @@
 #
 # The drivers build unchanged against this project's pmi2.h / pmi.h,
 # MPICH's and Slurm's (whose spawn and name-service calls take struct
-# MPID_Info): the differences are told from the header itself.  A call the
+# MPID_Info): the differences are told from the header itself, pmi2.h's ABI
+# by compiling a probe against it (PMI2_ABI below: 1 when it has no
+# PMI2_keyval_t), never from a known library's macros.  A call the
 # library lacks is a weak reference, reported "pcf <call> absent" at run
 # time and graded UNSUPPORTED, not a link error.
 #
@@ -50,10 +52,15 @@ PMI1_CFLAGS ?=
 PMI1_LIBS ?= -lpmi
 endif
 
+# pmi2.h's ABI, asked of the header: 0 when "PMI2_keyval_t x;" compiles
+# (the draft's, MPICH's, libpmiclient's), 1 when not (struct MPID_Info: Slurm's)
+PMI2_ABI ?= $(shell printf '\043include <pmi2.h>\nPMI2_keyval_t pcf_probe;\n' | \
+	$(CC) $(PMI2_CFLAGS) -fsyntax-only -x c - >/dev/null 2>&1 && echo 0 || echo 1)
+
 all: pmi2-driver $(if $(pmi1_given)$(pmi1_found),pmi1-driver,no-pmi1)
 
 pmi2-driver: $(SRCDIR)pmi2-driver.c
-	$(CC) $(CFLAGS) $(PMI2_CFLAGS) -o $@ $< $(PMI2_LIBS) -lpthread
+	$(CC) $(CFLAGS) $(PMI2_CFLAGS) -DPCF_PMI2_MPID_INFO=$(PMI2_ABI) -o $@ $< $(PMI2_LIBS) -lpthread
 
 pmi1-driver: $(SRCDIR)pmi1-driver.c
 	$(CC) $(CFLAGS) $(PMI1_CFLAGS) -o $@ $< $(PMI1_LIBS)

@@ -4,7 +4,12 @@
  *   all     every call of pmi.h but spawn (the default)
  *   spawn   PMI_Spawn_multiple of one command
  *   abort   PMI_Abort: the process must not wait for an answer
+ *   abort-null  PMI_Abort without a message (NULL)
  *   init    Init and Finalize only
+ *   values  PMI_KVS_Put of values a line cannot carry (a space; an LF
+ *           followed by a command), then put, barrier, get as usual
+ *   limits  PMI_KVS_Put of values of vallen_max-1, vallen_max and 300 bytes
+ *   clique  PMI_Get_clique_size and every rank PMI_Get_clique_ranks returns
  *
  * Output: one line per call, "pcf <call> rc=<int> [name=value ...]", strings
  * as hex (x=<hex>); "pcf <call> absent" for a call the library does not
@@ -151,6 +156,85 @@ static void script_all(int rank, int size)
     SAY("PMI_Unpublish_name", PMI_Unpublish_name, (svc), NULL);
 }
 
+static void kvs_name(char *kvs, size_t n)
+{
+    char hx[2200];
+    if (LACKS("PMI_KVS_Get_my_name", PMI_KVS_Get_my_name))
+        return;
+    int rc = PMI_KVS_Get_my_name(kvs, (int)n);
+    hex(kvs, hx, sizeof hx);
+    say("PMI_KVS_Get_my_name", rc, "x=%s", hx);
+}
+
+/* put own key, barrier, get the next rank's: the connection still works */
+static void roundtrip(const char *kvs, int rank, int size)
+{
+    char key[64], val[64], got[1100] = "", hx[2200];
+    snprintf(key, sizeof key, "pcf-k%d", rank);
+    snprintf(val, sizeof val, "v%d", rank);
+    SAY("PMI_KVS_Put", PMI_KVS_Put, (kvs, key, val), NULL);
+    SAY("PMI_KVS_Commit", PMI_KVS_Commit, (kvs), NULL);
+    SAY("PMI_Barrier", PMI_Barrier, (), NULL);
+    snprintf(key, sizeof key, "pcf-k%d", size > 0 ? (rank + 1) % size : 0);
+    if (!LACKS("PMI_KVS_Get", PMI_KVS_Get)) {
+        int rc = PMI_KVS_Get(kvs, key, got, sizeof got);
+        hex(rc == PMI_SUCCESS ? got : "", hx, sizeof hx);
+        say("PMI_KVS_Get", rc, "x=%s", hx);
+    }
+}
+
+/* V1-9: a space and an LF cannot be carried by a PMI-1 line; the LF would
+ * end the put and make the rest a command of its own. */
+static void script_values(int rank, int size)
+{
+    char kvs[1024] = "", inj[1200];
+    kvs_name(kvs, sizeof kvs);
+    snprintf(inj, sizeof inj, "x\ncmd=put kvsname=%s key=pcf-injected value=1", kvs);
+    SAY("PMI_KVS_Put:newline", PMI_KVS_Put, (kvs, "pcf-nl", inj), NULL);
+    SAY("PMI_KVS_Put:space", PMI_KVS_Put, (kvs, "pcf-sp", "a b"), NULL);
+    roundtrip(kvs, rank, size);
+}
+
+/* LIMIT-12: the server's vallen_max (a buffer size) allows vallen_max-1
+ * bytes; 300 bytes is over what the case's server announces (256). */
+static void script_limits(void)
+{
+    char kvs[1024] = "";
+    int vmax = 0;
+    kvs_name(kvs, sizeof kvs);
+    SAY("PMI_KVS_Get_value_length_max", PMI_KVS_Get_value_length_max, (&vmax), "max=%d", vmax);
+    if (vmax < 2 || vmax > 65536)
+        vmax = 1024;
+    char *v = malloc((size_t)vmax + 301);
+    if (!v)
+        return;
+    memset(v, 'v', (size_t)vmax + 300);
+    v[vmax - 1] = 0;
+    SAY("PMI_KVS_Put:fits", PMI_KVS_Put, (kvs, "pcf-fits", v), "len=%d", vmax - 1);
+    v[vmax - 1] = 'v';
+    v[vmax] = 0;
+    SAY("PMI_KVS_Put:over", PMI_KVS_Put, (kvs, "pcf-over", v), "len=%d", vmax);
+    v[vmax] = 'v';
+    v[300] = 0;
+    SAY("PMI_KVS_Put:300", PMI_KVS_Put, (kvs, "pcf-300", v), "len=300");
+    free(v);
+}
+
+/* JOBATTR-11: the clique, every rank of it */
+static void script_clique(void)
+{
+    int cs = -1, ranks[64];
+    SAY("PMI_Get_clique_size", PMI_Get_clique_size, (&cs), "size=%d", cs);
+    if (cs < 1 || cs > 64 || LACKS("PMI_Get_clique_ranks", PMI_Get_clique_ranks))
+        return;
+    int rc = PMI_Get_clique_ranks(ranks, cs);
+    char list[64 * 12] = "";
+    size_t k = 0;
+    for (int i = 0; i < cs && rc == PMI_SUCCESS; i++)
+        k += (size_t)snprintf(list + k, sizeof list - k, "%s%d", i ? "," : "", ranks[i]);
+    say("PMI_Get_clique_ranks", rc, "ranks=%s", k ? list : "-");
+}
+
 static void script_spawn(void)
 {
     const char *cmds[1] = { "/bin/true" };
@@ -169,7 +253,7 @@ int main(int argc, char **argv)
     const char *script = getenv("PCF_DRIVER_SCRIPT");
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         printf("usage: pmi1-driver [SCRIPT]   (or PCF_DRIVER_SCRIPT=SCRIPT)\n"
-               "scripts: all spawn abort init\n"
+               "scripts: all spawn abort abort-null init values limits clique\n"
                "Run under a PMI-1 process manager; prints one 'pcf' line per call.\n"
                "exit status: 0 the script ran to its end, 2 usage.\n");
         return 0;
@@ -196,9 +280,15 @@ int main(int argc, char **argv)
             script_all(rank, size);
         else if (strcmp(script, "spawn") == 0)
             script_spawn();
-        else if (strcmp(script, "abort") == 0) {
+        else if (strcmp(script, "values") == 0)
+            script_values(rank, size);
+        else if (strcmp(script, "limits") == 0)
+            script_limits();
+        else if (strcmp(script, "clique") == 0)
+            script_clique();
+        else if (strcmp(script, "abort") == 0 || strcmp(script, "abort-null") == 0) {
             if (!LACKS("PMI_Abort", PMI_Abort)) {
-                PMI_Abort(1, "pcf abort");
+                PMI_Abort(1, strcmp(script, "abort") == 0 ? "pcf abort" : NULL);
                 say("PMI_Abort:returned", 0, NULL);
                 return 0;
             }

@@ -11,6 +11,7 @@
  *   spawn          Job_Spawn of one command
  *   connect        Job_Connect / Job_Disconnect of its own job (draft commands)
  *   abort          Abort: the process must not wait for an answer
+ *   abort-null     Abort without a message (NULL: ABORT-9)
  *   init           Init and Finalize only
  *   limits         the longest key (63 bytes) and value (1023 bytes) PMI-2 allows
  *   groups         the groups profile (pmi2ext.h, SPEC.md §12; 3 ranks): collective,
@@ -40,11 +41,15 @@
  * The driver builds unchanged against this project's pmi2.h, MPICH's
  * (src/pmi/include/pmi2.h, 4.x and 5.x) and Slurm's (slurm/pmi2.h):
  *
- *  - Slurm's header (an MPICH 1.x descendant) has no PMI2_keyval_t: the info
- *    and preput vectors of PMI2_Job_Spawn are struct MPID_Info.  It is told
- *    by the macros only it defines (PMI2U_Info, PMII_COMMANDLEN_SIZE);
- *    -DPCF_PMI2_MPID_INFO=0 or 1 overrides.  (The name service's info
- *    argument is always NULL here, whatever its type.)
+ *  - Slurm's header (an MPICH 1.x descendant), and any header of its ABI,
+ *    has no PMI2_keyval_t: the info and preput vectors of PMI2_Job_Spawn
+ *    are struct MPID_Info.  C cannot ask whether a type exists, so the
+ *    build asks the header: drivers.mk and CMake try to compile
+ *    "#include <pmi2.h> / PMI2_keyval_t x;" and pass -DPCF_PMI2_MPID_INFO=0
+ *    when it compiles, 1 when not (no library's own macros are trusted).
+ *    Built by hand without that probe, the driver assumes PMI2_keyval_t.
+ *    (The name service's info argument is always NULL here, whatever its
+ *    type.)
  *  - MPICH's preput vector is an array of PMI2_keyval_t, this project's an
  *    array of pointers to them: PMI2_Job_Spawn's own type decides (_Generic).
  *  - Every call but PMI2_Init is referenced weakly: one the library lacks
@@ -54,11 +59,7 @@
  *    a static library that splits the API over several objects needs
  *    -Wl,--whole-archive. */
 #ifndef PCF_PMI2_MPID_INFO
-#if defined(PMI2U_Info) || defined(PMII_COMMANDLEN_SIZE)
-#define PCF_PMI2_MPID_INFO 1
-#else
 #define PCF_PMI2_MPID_INFO 0
-#endif
 #endif
 
 int PMI2_Job_GetRank(int *rank);
@@ -620,8 +621,8 @@ int main(int argc, char **argv)
     const char *script = getenv("PCF_DRIVER_SCRIPT");
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         printf("usage: pmi2-driver [SCRIPT]   (or PCF_DRIVER_SCRIPT=SCRIPT)\n"
-               "scripts: all basic nodeattr-wait threads spawn connect abort init limits groups\n"
-               "         groups-timeout\n"
+               "scripts: all basic nodeattr-wait threads spawn connect abort abort-null init limits\n"
+               "         groups groups-timeout\n"
                "Run under a PMI-2 process manager; prints one 'pcf' line per call.\n"
                "exit status: 0 the script ran to its end, 2 usage.\n");
         return 0;
@@ -636,7 +637,8 @@ int main(int argc, char **argv)
         script = "all";
     printf("pcf-driver api=pmi2 protocol=1 script=%s\n", script);
     fflush(stdout);
-    if (init() != PMI2_SUCCESS && strcmp(script, "abort") != 0) {
+    bool aborts = strcmp(script, "abort") == 0 || strcmp(script, "abort-null") == 0;
+    if (init() != PMI2_SUCCESS && !aborts) {
         fin();
         printf("pcf-end\n");
         return 0;
@@ -657,9 +659,9 @@ int main(int argc, char **argv)
         script_groups();
     else if (strcmp(script, "groups-timeout") == 0)
         script_groups_timeout();
-    else if (strcmp(script, "abort") == 0) {
+    else if (aborts) {
         if (!LACKS("PMI2_Abort", PMI2_Abort)) {
-            PMI2_Abort(1, "pcf abort");
+            PMI2_Abort(1, strcmp(script, "abort") == 0 ? "pcf abort" : NULL);
             say("PMI2_Abort:returned", 0, NULL); /* should not be reached */
         }
         return 0;

@@ -232,7 +232,6 @@ static void obs_bytes(void *ctx, int conn, int rank, bool from_client, const voi
 {
     live *L = ctx;
     (void)conn;
-    (void)p;
     if (!rank_ok(L, rank))
         return;
     pcf_crank *k = &L->r->ranks[rank];
@@ -240,6 +239,11 @@ static void obs_bytes(void *ctx, int conn, int rank, bool from_client, const voi
         if (!k->s2c)
             k->c2s_before_reply += n;
     } else {
+        if (k->firstlen + 1 < sizeof k->first) { /* what the program was answered first */
+            size_t take = n < sizeof k->first - 1 - k->firstlen ? n : sizeof k->first - 1 - k->firstlen;
+            memcpy(k->first + k->firstlen, p, take);
+            k->firstlen += take;
+        }
         k->s2c += n;
         if (k->pending > 0)
             k->pending = 0; /* an answer went out: nothing of this rank is outstanding */
@@ -421,7 +425,7 @@ static char **rank_env(pms_job *j, const pcf_crun *r, int rank, int fd)
             env[k++] = environ[i];
     }
     char *own[5] = { 0 };
-    if (asprintf(&own[0], "PMI_FD=%d", fd) < 0 || asprintf(&own[1], "PMI_RANK=%d", rank) < 0 ||
+    if (asprintf(&own[0], "PMI_FD=%d%s", fd, r->spec.fd_junk ? r->spec.fd_junk : "") < 0 || asprintf(&own[1], "PMI_RANK=%d", rank) < 0 ||
         asprintf(&own[2], "PMI_SIZE=%d", r->np) < 0 ||
         asprintf(&own[3], "PMI_JOBID=%s", pms_job_id(j)) < 0 ||
         asprintf(&own[4], "PCF_DRIVER_SCRIPT=%s", r->spec.script ? r->spec.script : "all") < 0) {
@@ -478,6 +482,15 @@ static pid_t start_rank(live *L, pms_server *s, pms_job *j, pcf_crun *r, int ran
     if (pid == 0) {
         /* other runs' threads may hold locks: nothing here but system calls */
         setpgid(0, 0);
+        /* the program gets what a launcher gives: default dispositions (our
+         * SIGPIPE is ignored) and no blocked signal (ERR-20: a client that
+         * dies of SIGPIPE must be seen to die) */
+        struct sigaction dfl = { .sa_handler = SIG_DFL };
+        for (int sig = 1; sig < NSIG; sig++)
+            sigaction(sig, &dfl, NULL); /* EINVAL for SIGKILL, SIGSTOP: harmless */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         dup2(op[1], 1);
         dup2(ep[1], 2);
         int keep = fcntl(fd, F_GETFD);
@@ -525,6 +538,14 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
     pms_config_default(&cfg);
     cfg.persona = r->persona;
     cfg.finalize_linger = r->spec.linger;
+    if (r->spec.nodes > 0)
+        cfg.nodes = r->spec.nodes;
+    if (r->spec.cyclic) { /* dealt round robin, written as Hydra does: wrapped */
+        cfg.mapping = PMS_MAP_CYCLIC;
+        cfg.wrap_mapping = true;
+    }
+    if (r->spec.max_val)
+        cfg.limits.max_val = r->spec.max_val;
     cfg.log = fopen("/dev/null", "we");
     pms_server *s = pms_server_new(&cfg);
     if (!s) {
@@ -640,9 +661,15 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
     pms_server_free(s);
     fclose(cfg.log);
     free(L.conn_ids);
-    for (int i = 0; i < r->np; i++)
-        if (r->ranks[i].out && strstr(r->ranks[i].out, "pcf-driver "))
-            r->driver = true;
+    for (int i = 0; i < r->np; i++) {
+        const char *d = r->ranks[i].out ? strstr(r->ranks[i].out, "pcf-driver ") : NULL;
+        if (!d)
+            continue;
+        r->driver = true;
+        const char *a = strstr(d, " api=pmi");
+        if (a && a < d + strcspn(d, "\n"))
+            r->driver_api = atoi(a + 8);
+    }
     r->usec = pws_now_usec() - t0;
 }
 
@@ -674,7 +701,9 @@ static pthread_cond_t pool_cv = PTHREAD_COND_INITIALIZER;
 static bool same_spec(const pcf_cspec *a, const pcf_cspec *b)
 {
     if (a->np != b->np || a->nfaults != b->nfaults || a->abort_ignored != b->abort_ignored ||
-        a->linger != b->linger || strcmp(a->persona, b->persona) ||
+        a->linger != b->linger || a->nodes != b->nodes || a->cyclic != b->cyclic ||
+        a->max_val != b->max_val || strcmp(a->fd_junk ? a->fd_junk : "", b->fd_junk ? b->fd_junk : "") ||
+        strcmp(a->persona, b->persona) ||
         strcmp(a->script, b->script))
         return false;
     for (int i = 0; i < a->nfaults; i++) {
@@ -1019,6 +1048,139 @@ bool pcf_cended(const pcf_crun *r, int rank)
            WEXITSTATUS(k->status) == 0;
 }
 
+int pcf_crc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *rc,
+               const char *hang)
+{
+    char b[100];
+    if (pcf_crc(r, rank, call, rc))
+        return 0;
+    if (pcf_clacks(c, r, call) || pcf_cinit_failed(c, r, rank, call))
+        return -1;
+    if (r->timed_out)
+        pcf_observe(c, hang, "rank %d: %s had not returned at the deadline", rank, call);
+    else
+        pcf_observe(c, "no-report", "rank %d: no result of %s (%s; stderr: %.200s)", rank, call,
+                    pcf_cstatus(r, rank, b, sizeof b), r->ranks[rank].err);
+    return -1;
+}
+
+const char *pcf_cencode(pmc_enc *e, size_t *n)
+{
+    static pmc_out outs[4];
+    static int k;
+    pmc_out *o = &outs[k++ % 4];
+    pmc_error err;
+    pmc_out_reset(o);
+    if (pmc_enc_end(e, &pmc_dialect_strict, o, &err) < 0)
+        return NULL;
+    *n = o->len;
+    return o->buf;
+}
+
+bool pcf_chex_is(const pcf_crun *r, int rank, const char *call, const char *want)
+{
+    char hx[2200], w[2200];
+    size_t j = 0;
+    pcf_cfield(r, rank, call, "x", hx, sizeof hx);
+    for (const char *p = want; *p && j + 3 < sizeof w; p++)
+        j += (size_t)snprintf(w + j, sizeof w - j, "%02x", (unsigned char)*p);
+    w[j] = 0;
+    return strcmp(hx, w) == 0;
+}
+
+/* The versions rank asked for in its init line (-1 when unknown). */
+/* rc (when asked for), pmi_version and pmi_subversion of one PMI-1 line
+ * (-1 when absent or unreadable). */
+static void line_versions(const char *p, size_t n, long long *rc, long long *v, long long *sv)
+{
+    pmc_msg m;
+    pmc_error err;
+    pmc_decoder_opts o;
+    *v = *sv = -1;
+    if (rc)
+        *rc = -1;
+    if (!n)
+        return;
+    /* a private decoder: this may run while a case's scratch message is live */
+    pmc_decoder_opts_default(&o);
+    pmc_decoder *d = pmc_decoder_new(&o);
+    if (!d)
+        return;
+    pmc_decoder_feed(d, p, n);
+    if (pmc_decoder_next(d, &m, &err) == PMC_MSG) {
+        pmc_msg_get_int(&m, "pmi_version", v);
+        pmc_msg_get_int(&m, "pmi_subversion", sv);
+        if (rc && pmc_msg_get_int(&m, "rc", rc) != 1)
+            *rc = 0; /* RC-3: an absent rc is 0 */
+    }
+    pmc_decoder_free(d);
+}
+
+void pcf_creq_init_version(const pcf_crun *r, int rank, long long *v, long long *sv)
+{
+    const pcf_creq *q = pcf_creq_find(r, rank, "init", 1);
+    line_versions(q ? q->raw : NULL, q ? q->len : 0, NULL, v, sv);
+}
+
+/* A 1.1-only library's stop: it asked for 1.1 and was answered rc=0 with
+ * another 1.x (INIT-7), which it must accept (INIT-9). */
+static bool refused_subversion(const pcf_crun *r, int rank)
+{
+    long long v, sv, arc, av, asv;
+    const pcf_crank *k = &r->ranks[rank];
+    pcf_creq_init_version(r, rank, &v, &sv);
+    line_versions(k->first, k->firstlen, &arc, &av, &asv);
+    return v == 1 && sv == 1 && arc == 0 && av == 1 && asv != 1;
+}
+
+bool pcf_cinit_failed(pcf_ctx *c, const pcf_crun *r, int rank, const char *call)
+{
+    long irc;
+    char st[100], names[200];
+    const char *init = strncmp(call, "PMI2_", 5) == 0 ? "PMI2_Init" : "PMI_Init";
+    if (strcmp(call, init) == 0)
+        return false;
+    bool reported = pcf_crc(r, rank, init, &irc);
+    if (reported && irc == 0)
+        return false;
+    if (!reported) {
+        /* no report of PMI2_Init at all: it never returned when nothing but
+         * the handshake went out (a server that ends the job on the failed
+         * peer's close kills the rank inside the call) */
+        size_t n = pcf_creq_count(r, rank, NULL);
+        if (init[3] != '2' || !n ||
+            n != pcf_creq_count(r, rank, "init") + pcf_creq_count(r, rank, "fullinit"))
+            return false;
+        pcf_observe(c, "init-failed", "rank %d: %s did not return (the program sent only %s; "
+                    "%s; stderr: %.200s), so %s was never called", rank, init,
+                    pcf_creq_names(r, rank, names, sizeof names),
+                    pcf_cstatus(r, rank, st, sizeof st), r->ranks[rank].err, call);
+    } else {
+        char hint[300] = "";
+        /* stopped right after response_to_init, having asked for 1.1 */
+        if (pcf_creq_count(r, rank, NULL) == 1 && refused_subversion(r, rank))
+            snprintf(hint, sizeof hint, "; the program asked for PMI 1.1 and the %s server "
+                     "answered its own subversion (INIT-7), which a client must accept, using "
+                     "1.1 (INIT-9): --persona hydra-4.0 answers 1.1 and grades the rest",
+                     r->persona);
+        pcf_observe(c, "init-failed", "rank %d: %s rc=%ld under %s, so %s was never called%s",
+                    rank, init, irc, r->persona, call, hint);
+    }
+    if (c->cur && !pcf_outcome_find(c->cur, "init-failed") &&
+        strcmp(c->obs.outcome, "init-failed") == 0) {
+        /* the failure is the init call's, not the clause of the call never made */
+        const char *cl = init[3] != '2'                  ? "INIT-9"
+                         : strcmp(r->persona, "strict") ? "FULLINIT-8"
+                                                          : "FULLINIT-9";
+        const pcf_clause *k = pcf_clause_get(cl);
+        snprintf(c->obs.clause, sizeof c->obs.clause, "%s", cl);
+        c->obs.verdict = !k || k->level == PCF_L_MUST ? PCF_FAIL
+                         : c->o && c->o->strict     ? PCF_FAIL
+                                                    : PCF_NON_STRICT;
+    }
+    return true;
+}
+
 const char *pcf_cstatus(const pcf_crun *r, int rank, char *buf, size_t n)
 {
     const pcf_crank *k = &r->ranks[rank];
@@ -1026,9 +1188,13 @@ const char *pcf_cstatus(const pcf_crun *r, int rank, char *buf, size_t n)
         snprintf(buf, n, "still running at the deadline");
     else if (WIFEXITED(k->status))
         snprintf(buf, n, "exit %d", WEXITSTATUS(k->status));
-    else if (WIFSIGNALED(k->status))
-        snprintf(buf, n, "signal %d%s", WTERMSIG(k->status),
-                 r->timed_out ? " (killed at the deadline)" : "");
+    else if (WIFSIGNALED(k->status)) {
+        const char *abbrev = sigabbrev_np(WTERMSIG(k->status)); /* "PIPE" */
+        snprintf(buf, n, "signal %d%s%s%s", WTERMSIG(k->status), abbrev ? " (SIG" : "",
+                 abbrev ? abbrev : "", abbrev ? ")" : "");
+        if (r->timed_out)
+            snprintf(buf + strlen(buf), n - strlen(buf), " (killed at the deadline)");
+    }
     else
         snprintf(buf, n, "status %d", k->status);
     return buf;
@@ -1042,6 +1208,8 @@ typedef struct refinfo {
     bool ran;
     int proto;
     bool driver;
+    int driver_api;
+    const char *stopped; /* why every rank stopped after init (NULL: it went on) */
 } refinfo;
 
 /* Why case c is not run against this program (NULL: it is). */
@@ -1049,6 +1217,8 @@ static const char *skip_reason(const pcf_case *c, const refinfo *ref)
 {
     if (!ref->ran)
         return "the program could not be run";
+    if (ref->stopped && strncmp(c->id, "client/init/", 12) != 0)
+        return ref->stopped;
     if (ref->proto == 1 && !(c->flags & PCF_V1))
         return "a PMI-2 client case; the program speaks PMI-1";
     if (ref->proto == 2 && !(c->flags & PCF_V2))
@@ -1057,7 +1227,43 @@ static const char *skip_reason(const pcf_case *c, const refinfo *ref)
         return "the program sent no init line: its protocol is unknown";
     if ((c->flags & PCF_CDRIVER) && !ref->driver)
         return "needs a driver's report lines (pmi2-driver / pmi1-driver)";
+    /* a PMI-2 API over the PMI-1 wire (Flux's libpmi2) speaks PMI-1 but
+     * reports PMI2_* calls: the PMI-1 API's cases have nothing to read */
+    if ((c->flags & PCF_CDRIVER) && ref->driver_api == 2 && !(c->flags & PCF_V2))
+        return "a case of the PMI-1 API (pmi1-driver's PMI_* report lines); the program "
+               "is a PMI-2 API driver and does not call PMI-1";
+    if ((c->flags & PCF_CDRIVER) && ref->driver_api == 1 && !(c->flags & PCF_V1))
+        return "a case of the PMI-2 API (pmi2-driver's PMI2_* report lines); the program "
+               "is a PMI-1 API driver and does not call PMI-2";
     return NULL;
+}
+
+/* Every rank stopped after response_to_init (the server's answer to its
+ * init was a refusal, or one it would not take): every case but those of
+ * the init line would fail for that one reason.  Said once, on stderr and
+ * as their SKIPPED reason; client/init/subversion grades the cause. */
+static const char *stopped_after_init(const pcf_crun *r, const char *prog)
+{
+    static char why[400];
+    for (int k = 0; k < r->np; k++) /* (a request the server could not read is no stop) */
+        if (pcf_creq_count(r, k, NULL) != 1 || !pcf_creq_find(r, k, "init", 1) ||
+            r->ranks[k].decode_err[0])
+            return NULL;
+    long long v, sv;
+    char ans[200];
+    const pcf_crank *k0 = &r->ranks[0];
+    size_t al = strcspn(k0->first, "\n"); /* the response_to_init line */
+    pcf_creq_init_version(r, 0, &v, &sv);
+    snprintf(why, sizeof why, "the program stopped after response_to_init: it asked for PMI "
+             "%lld.%lld and the %s server answered %s%s", v, sv, r->persona,
+             al ? pcf_cshow(k0->first, al < k0->firstlen ? al : k0->firstlen, ans, sizeof ans)
+                : "nothing",
+             refused_subversion(r, 0) ? " (INIT-7: its highest 1.x); a 1.1-only library must still "
+                                 "accept that and use 1.1 (INIT-9, client/init/subversion); "
+                                 "--persona hydra-4.0 answers 1.1 and grades the rest"
+                               : "");
+    fprintf(stderr, "pmi2-conform: %s: %s\n", prog, why);
+    return why;
 }
 
 /* The dry pass: every runnable case's first run, queued for the pool. */
@@ -1114,7 +1320,9 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
         return PCF_EXIT_USAGE;
     }
     refinfo ri = { .ran = ref != NULL, .proto = ref ? ref->proto : 0,
-                   .driver = ref && ref->driver };
+                   .driver = ref && ref->driver, .driver_api = ref ? ref->driver_api : 0 };
+    if (ref)
+        ri.stopped = stopped_after_init(ref, app[0]);
     if (ref && o->repeat == 1) { /* --repeat wants fresh runs, one after the other */
         learn_runs(o, all, n, &ri);
         pool_start(o);

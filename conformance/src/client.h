@@ -46,6 +46,10 @@ typedef struct pcf_cspec {
     int nfaults;
     bool abort_ignored;             /* abort does not kill the job (ABORT-8: who waits?) */
     bool linger;                    /* the server reads on after finalize (FINALIZE-2) */
+    const char *fd_junk;            /* appended to PMI_FD ("3abc": ENV-8) */
+    int nodes;                      /* simulated nodes (1) */
+    bool cyclic;                    /* ranks dealt over the nodes round robin (else block) */
+    size_t max_val;                 /* the server's value limit, announced as vallen_max */
 } pcf_cspec;
 
 /* One request the client sent, as the server decoded it. */
@@ -76,6 +80,8 @@ typedef struct pcf_crank {
     bool exited;
     size_t c2s_before_reply; /* client bytes received before the first server byte */
     size_t s2c;          /* server bytes sent */
+    char first[128];     /* the server's first bytes to it (response_to_init), NUL-ended */
+    size_t firstlen;
     bool eof;            /* the client closed its connection */
     char close_why[200];
     char decode_err[300]; /* the first framing error of its stream */
@@ -93,6 +99,7 @@ typedef struct pcf_crun {
     bool timed_out;
     bool aborted;        /* a rank sent abort: the job was killed, as a launcher does */
     bool driver;         /* printed "pcf-driver" */
+    int driver_api;      /* its "api=pmiN": 1 (pmi.h) or 2 (pmi2.h); 0 unknown */
     int proto;           /* 1 or 2: the init line's pmi_version; 0 unknown */
     char jobid[96];      /* the mock server's job id (PMI_JOBID, kvsname) */
     int fired[PCF_CMAX_FAULTS];
@@ -126,6 +133,25 @@ bool pcf_cabsent(const pcf_crun *r, int rank, const char *call);
  * or "PMI2_KVS_Get:missing": the report's name) and return true.  A case
  * whose outcome is "absent" is UNSUPPORTED unless its table says otherwise. */
 bool pcf_clacks(pcf_ctx *c, const pcf_crun *r, const char *call);
+/* `call` has no report on `rank` because the program's init call failed:
+ * observe "init-failed" under the init clause (INIT-9 for PMI-1, FULLINIT-9
+ * or, under a dialect persona, FULLINIT-8 for PMI-2; a case's own
+ * "init-failed" outcome wins), with a hint when the program asked for PMI
+ * 1.1 only, and return true. */
+bool pcf_cinit_failed(pcf_ctx *c, const pcf_crun *r, int rank, const char *call);
+/* The call's rc on `rank`: 0, or -1 after observing why there is none (the
+ * library lacks it, init failed, `hang` when the run timed out, else
+ * "no-report" with the rank's status and stderr). */
+int pcf_crc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *rc,
+               const char *hang);
+/* A message built with the encoder (strict dialect), for a fault's bytes:
+ * valid until four more are built (a run copies its faults' bytes).  NULL
+ * when the encoder refuses. */
+const char *pcf_cencode(pmc_enc *e, size_t *n);
+/* The call's x=<hex> field is the hex of `want`. */
+bool pcf_chex_is(const pcf_crun *r, int rank, const char *call, const char *want);
+/* The pmi_version and pmi_subversion of rank's init line (-1: unknown). */
+void pcf_creq_init_version(const pcf_crun *r, int rank, long long *v, long long *sv);
 /* "exit 0", "signal 9", "still running" */
 const char *pcf_cstatus(const pcf_crun *r, int rank, char *buf, size_t n);
 

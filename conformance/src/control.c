@@ -88,7 +88,7 @@ static int hs_v2(pcf_ctx *c, uint64_t dl)
     if (!ok_rc(&m) || pmc_msg_get_int(&m, "pmi_version", &v) != 1 || v != 2) {
         h->refused = true;
         snprintf(h->error, sizeof h->error, "the server refused PMI-2 in response_to_init");
-        return -1;
+        return 1; /* answered: the connection may try PMI-1 (INIT-8's note) */
     }
     pmc_enc_begin(&e, PMC_WIRE_V2, "fullinit");
     int id = h->via_port ? env_int("PMI_ID") : h->env_rank;
@@ -203,7 +203,22 @@ int pcf_ctl_handshake(pcf_ctx *c, unsigned timeout_ms)
         return -1;
     }
     uint64_t dl = pws_deadline_ms(timeout_ms);
-    int rc = c->pmi == 1 ? hs_v1(c, dl) : hs_v2(c, dl);
+    int rc;
+    if (c->pmi == 0) {
+        /* whichever the server speaks: PMI-2, else PMI-1 on the same
+         * connection after the refusal (INIT-8) */
+        c->pmi = 2;
+        rc = hs_v2(c, dl);
+        if (rc == 1) {
+            free(h->init_raw);
+            h->init_raw = NULL;
+            c->pmi = 1;
+            rc = hs_v1(c, dl);
+        }
+    } else {
+        rc = c->pmi == 1 ? hs_v1(c, dl) : hs_v2(c, dl);
+    }
+    rc = rc ? -1 : 0;
     h->ok = rc == 0;
     return rc;
 }
@@ -255,8 +270,14 @@ static int fence(pcf_ctx *c, uint64_t dl, char *err, size_t el)
     pmc_msg m;
     if (c->pmi == 1) {
         pmc_enc_begin(&e, PMC_WIRE_V1, "barrier_in");
-        return ctl_send(c, &e, dl, err, el) || ctl_expect(c, "barrier_out", dl, &m, err, el) ? -1
-                                                                                             : 0;
+        if (ctl_send(c, &e, dl, err, el) || ctl_expect(c, "barrier_out", dl, &m, err, el))
+            return -1;
+        long long rc = 0;
+        if (pmc_msg_get_int(&m, "rc", &rc) == 1 && rc != 0) { /* RC-3: no rc is success */
+            snprintf(err, el, "control barrier refused");
+            return -1;
+        }
+        return 0;
     }
     pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-fence");
     if (ctl_send(c, &e, dl, err, el) || ctl_expect(c, "kvs-fence-response", dl, &m, err, el))

@@ -4,7 +4,9 @@
 
 #include "internal.h"
 
-/* Open the launcher's connection and initialise it as c->pmi (1 or 2);
+/* Open the launcher's connection and initialise it as c->pmi (1 or 2; 0:
+ * PMI-2, or PMI-1 when the server refuses 2 in response_to_init, c->pmi
+ * set to the one used);
  * fills c->hs, rank, size, jobid/kvsname.  0, or -1 with c->hs.error. */
 int pcf_ctl_handshake(pcf_ctx *c, unsigned timeout_ms);
 /* Every rank contributes `mine`; rank 0 receives all[0..size-1], the other

@@ -34,7 +34,11 @@ typedef struct fz_input {
     size_t cuts[FZ_MAX_CUTS]; /* increasing offsets: write in ncuts+1 pieces */
     size_t ncuts;
     unsigned delay_ms;        /* between the pieces */
-    char family[24];          /* "length", "escape", "kv", "unknown", "v1", "split", ... */
+    bool close_after;         /* then shut the writing half: the stream ends there */
+    char family[24];          /* "length", "escape", "kv", "unknown", "v1", "split", ...;
+                                 PMI-1: "pairs", "long", "bare", "abort", "spawn", ...;
+                                 a correct server may end the job on an "abort", "eos"
+                                 or "spawn" input, so there only a crash is a finding */
     char desc[200];           /* what was damaged, for reports */
 } fz_input;
 
@@ -42,6 +46,7 @@ typedef struct fz_input {
 typedef struct fz_env {
     const char *kvsname; /* the job's kvsname/jobid (v1 commands name it) */
     int rank, size;
+    int pmi;             /* the protocol the server speaks: 1 (PMI-1 lines only) or 2 */
 } fz_env;
 
 /* Input number `index` of campaign `seed` (0 with *in filled, -1 on ENOMEM). */
@@ -67,6 +72,7 @@ typedef struct fz_opts {
     uint64_t count;        /* inputs in the campaign */
     unsigned time_s;       /* wall-time bound of the campaign (0: none) */
     uint64_t from;         /* first input index (child launches resume) */
+    int pmi;               /* 1 or 2; 0: what the server speaks (PMI-2, else PMI-1) */
     const char *launch;    /* --launch template */
     int np;                /* ranks per campaign launch */
     const char *out;       /* directory for reproducers and the summary */

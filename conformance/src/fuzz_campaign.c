@@ -75,6 +75,7 @@ typedef struct llog {
     size_t n;
     bool ended;
     char end_reason[32];
+    int pmi; /* the protocol the launch spoke (0: not said) */
 } llog;
 
 static void llog_free(llog *l)
@@ -112,7 +113,9 @@ static int read_log(const char *dir, llog *l)
         long long idx = strtoll(sp, &rest, 10);
         if (*rest == ' ')
             rest++;
-        if (!strcmp(line, "conn")) {
+        if (!strcmp(line, "proto")) {
+            l->pmi = (int)idx;
+        } else if (!strcmp(line, "conn")) {
             conn = idx;
         } else if (!strcmp(line, "send")) {
             if (l->n == cap) {
@@ -165,6 +168,7 @@ typedef struct lres {
     bool all_fin;     /* every honest rank finalized before the job ended */
     int np;
     bool crash_text;  /* the launcher's output names a crash */
+    char unfinished[80]; /* honest ranks that never finalized: "r0 r2" */
     char tail[400];   /* last lines of the launcher's output */
 } lres;
 
@@ -283,8 +287,12 @@ static void run_cmd(const char *cmd, const char *dir, unsigned budget_ms, bool w
         snprintf(name, sizeof name, "ok.%d", r);
         if (r == (np > 1 ? 1 : 0))
             continue;
-        if (fz_read_file(dir, name, line, sizeof line) != 0 || strcmp(line, "fin") != 0)
+        if (fz_read_file(dir, name, line, sizeof line) != 0 || strcmp(line, "fin") != 0) {
             res->all_fin = false;
+            size_t k = strlen(res->unfinished);
+            if (k + 8 < sizeof res->unfinished)
+                snprintf(res->unfinished + k, sizeof res->unfinished - k, "%sr%d", k ? " " : "", r);
+        }
     }
     FILE *f = fopen(outp, "r");
     if (f) {
@@ -296,11 +304,6 @@ static void run_cmd(const char *cmd, const char *dir, unsigned budget_ms, bool w
         size_t from = k > sizeof res->tail - 1 ? k - (sizeof res->tail - 1) : 0;
         snprintf(res->tail, sizeof res->tail, "%s", big + from);
     }
-}
-
-static bool status_bad(int st)
-{
-    return st == -1 || !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
 static bool status_signal(int st)
@@ -322,7 +325,7 @@ static void status_text(int st, char *b, size_t n)
 }
 
 /* One child launch.  list == NULL: inputs from..count; else exactly list. */
-static void launch_child(const fz_opts *o, const char *dir, int np, uint64_t from,
+static void launch_child(const fz_opts *o, int pmi, const char *dir, int np, uint64_t from,
                          const uint64_t *list, size_t nlist, bool record, unsigned time_s,
                          lres *res)
 {
@@ -345,6 +348,10 @@ static void launch_child(const fz_opts *o, const char *dir, int np, uint64_t fro
     shq(&b, a);
     snprintf(a, sizeof a, "--reply-ms=%u", o->reply_ms);
     shq(&b, a);
+    if (pmi) {
+        snprintf(a, sizeof a, "--pmi=%d", pmi);
+        shq(&b, a);
+    }
     if (record)
         shq(&b, "--record");
     if (list) {
@@ -409,19 +416,38 @@ typedef struct verdict {
     char detail[600];
 } verdict;
 
+/* Inputs on which a correct server may end the job: abort (V1CMD-21), the
+ * end of the fuzzing rank's stream (CONN-6), a spawn whose program cannot
+ * run (the launcher's process-failure policy).  Only a crash is a finding
+ * there. */
+static bool may_end_job(const rec *r)
+{
+    return !strcmp(r->family, "abort") || !strcmp(r->family, "eos") ||
+           !strcmp(r->family, "spawn");
+}
+
+/* The failure itself decides: the job ended while an honest rank had not
+ * finalized, or an honest rank's check failed.  The launcher's exit status
+ * only tells a crash (a signal) from another ending: launchers differ in
+ * what they return for a job that died (Hydra: below 4). */
 static void judge(const llog *l, const lres *res, verdict *v)
 {
     memset(v, 0, sizeof *v);
     v->idx = -1;
+    bool normal_end = res->all_fin || (res->np <= 1 && l->ended);
+    bool died = res->status != -2 && !normal_end;
+    bool crashed = died && res->status != -1 && (status_signal(res->status) || res->crash_text);
+    const rec *last = l->n ? &l->r[l->n - 1] : NULL;
+    bool excused = died && !crashed && res->status != -1 && last && may_end_job(last);
     for (size_t i = 0; i < l->n; i++)
-        if (l->r[i].cls) {
+        if (l->r[i].cls && !(excused && &l->r[i] == last)) {
             v->cls = l->r[i].cls;
             v->idx = l->r[i].idx;
             snprintf(v->detail, sizeof v->detail, "%s", l->r[i].honest);
             break;
         }
-    bool normal_end = res->all_fin || (res->np <= 1 && l->ended);
-    bool died = res->status != -2 && status_bad(res->status) && !normal_end;
+    if (excused)
+        return; /* the job ended as the input asked (no crash) */
     if (res->status == -1 && v->cls == FZ_NONE && l->n) {
         v->cls = FZ_HANG;
         v->idx = l->r[l->n - 1].idx;
@@ -432,15 +458,15 @@ static void judge(const llog *l, const lres *res, verdict *v)
         return;
     if (!l->n)
         return; /* it died before any input: the caller reports a harness error */
-    const rec *last = &l->r[l->n - 1];
     if (v->cls == FZ_NONE)
         v->idx = last->idx;
-    v->cls = status_signal(res->status) || res->crash_text ? FZ_CRASH : FZ_JOB_KILLED;
+    v->cls = crashed ? FZ_CRASH : FZ_JOB_KILLED;
     char st[80];
     status_text(res->status, st, sizeof st);
-    snprintf(v->detail, sizeof v->detail, "the job ended (%s)%s%s", st,
+    snprintf(v->detail, sizeof v->detail, "the job ended before %s finalized (%s)%s%s",
+             res->unfinished[0] ? res->unfinished : "the fuzzing rank", st,
              res->crash_text ? "; the launcher's output reports a crash" : "",
-             last->done ? "" : " before the input's round finished");
+             last->done ? "" : "; the input's round never finished");
 }
 
 /* ---------------------------------------------------------------- reproducers */
@@ -471,6 +497,50 @@ static int cmp_tev(const void *a, const void *b)
     if (x->e->usec != y->e->usec)
         return x->e->usec < y->e->usec ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* True when the bytes of e decode to a message named `name`. */
+static bool event_is(const pmt_event *e, const char *name)
+{
+    if (e->kind != PMT_EV_DATA || !e->len)
+        return false;
+    pmc_decoder *d = pmc_decoder_new(NULL);
+    pmc_msg m;
+    pmc_error err;
+    bool yes = d && pmc_decoder_feed(d, e->data, e->len) == 0 &&
+               pmc_decoder_next(d, &m, &err) == PMC_MSG && pmc_slice_eq(m.name, name);
+    pmc_decoder_free(d);
+    return yes;
+}
+
+/* For each honest rank's transcript: its start-up probe (job-getid, or
+ * get_maxes under PMI-1) and the answer, once more after a pause at the end
+ * of t. */
+static void add_probes(pmt_trace *t, const pmt_trace *in, int nin, const char *fzconn,
+                       unsigned wait_ms)
+{
+    uint64_t end = t->nevents ? t->events[t->nevents - 1].usec : 0;
+    for (int i = 0; i < nin; i++) {
+        const pmt_event *ask = NULL, *ans = NULL;
+        for (size_t j = 0; j < in[i].nevents && !ans; j++) {
+            const pmt_event *e = &in[i].events[j];
+            if (!strcmp(e->conn, fzconn))
+                break;
+            if (!ask && e->side == PMT_CLIENT &&
+                (event_is(e, "job-getid") || event_is(e, "get_maxes")))
+                ask = e;
+            else if (ask && e->side == PMT_SERVER && e->kind == PMT_EV_DATA)
+                ans = e;
+        }
+        if (!ans)
+            continue;
+        pmt_add_event(t, PMT_EV_TIMEOUT, end + 1, ask->conn, PMT_CLIENT, NULL, 0);
+        t->events[t->nevents - 1].timeout_ms = wait_ms < 1000 ? wait_ms : 1000;
+        static const char q[] = "is the server still there?";
+        pmt_add_event(t, PMT_EV_NOTE, end + 2, ask->conn, PMT_CLIENT, q, sizeof q - 1);
+        pmt_add_event(t, PMT_EV_DATA, end + 3, ask->conn, PMT_CLIENT, ask->data, ask->len);
+        pmt_add_event(t, PMT_EV_DATA, end + 4, ask->conn, PMT_SERVER, ans->data, ans->len);
+    }
 }
 
 /* Merge the ranks' transcripts of a launch into one reproducer trace. */
@@ -540,9 +610,26 @@ static int write_repro(const fz_opts *o, const char *dir, int np, finding *fd, c
     pmt_add_comment(&t, b);
     char fzconn[8];
     snprintf(fzconn, sizeof fzconn, "r%d", fzr);
+    /* a killed job: the fuzzing connection keeps what it saw, ending in the
+     * end of stream; the honest ones end where the input went out, then
+     * each asks once more what it asked at start-up and expects the answer
+     * it had then.  Against the server that died the fuzzing connection
+     * sees the end again and the honest ones lose their answers; a fixed
+     * server answers the input instead (replay_repro) */
+    bool kill = kill_family(fd->cls), fz_eof = false;
+    uint64_t t_in = UINT64_MAX;
+    for (size_t i = 0; kill && i < tot; i++)
+        if (all[i].e->kind == PMT_EV_NOTE && all[i].e->len && !strcmp(all[i].e->conn, fzconn) &&
+            strstr(all[i].e->data, "fuzz input"))
+            t_in = all[i].e->usec;
     bool first_input = true;
     for (size_t i = 0; i < tot; i++) {
         pmt_event *e = all[i].e;
+        bool mine = !strcmp(e->conn, fzconn);
+        if (kill && t_in != UINT64_MAX && e->usec > t_in && !mine)
+            continue;
+        if (kill && mine && e->kind == PMT_EV_EOF && e->side == PMT_SERVER)
+            fz_eof = true;
         if (first_input && np > 1 && e->kind == PMT_EV_NOTE && e->len &&
             strstr(e->data, "fuzz input") && !strcmp(e->conn, fzconn)) {
             /* the recorded launch sent the first input once every honest
@@ -563,6 +650,11 @@ static int write_repro(const fz_opts *o, const char *dir, int np, finding *fd, c
         }
         pmt_add_event(&t, e->kind, e->usec - t0, e->conn, e->side, e->data, e->len);
     }
+    if (kill && !fz_eof) /* killed before it saw the end: the end is what it would see */
+        pmt_add_event(&t, PMT_EV_EOF, t.nevents ? t.events[t.nevents - 1].usec : 0, fzconn,
+                      PMT_SERVER, NULL, 0);
+    if (kill && np > 1)
+        add_probes(&t, in, nin, fzconn, o->check_ms);
     if (fd->cls == FZ_HANG && np > 1) {
         /* keep the fuzzing connection open while the others find the server stuck */
         char conn[8];
@@ -582,25 +674,44 @@ static int write_repro(const fz_opts *o, const char *dir, int np, finding *fd, c
     return rc;
 }
 
-/* pmi-trace, next to this program in a build tree, else on PATH. */
-static const char *find_pmitrace(const char *self, char *buf, size_t n)
+/* After a replay of a killed job's reproducer: the fuzzing connection saw
+ * the end of the stream where the recording did (or its rank was killed
+ * before it could say), and with honest ranks, one of them lost the answer
+ * its trace ends with (a divergence, or no report: its rank was killed).
+ * A fixed server answers the input: the fuzzing connection diverges. */
+static bool kill_replayed(const char *dir, int np, const lres *res)
 {
-    const char *env = getenv("PMI2_CONFORM_PMI_TRACE");
-    if (env && *env)
-        return env;
-    snprintf(buf, n, "%s", self);
-    char *sl = strrchr(buf, '/');
-    if (sl) {
-        *sl = 0;
-        size_t l = strlen(buf);
-        snprintf(buf + l, n - l, "/../tools/pmi-trace/pmi-trace");
-        if (access(buf, X_OK) == 0)
-            return buf;
-        snprintf(buf + l, n - l, "/pmi-trace");
-        if (access(buf, X_OK) == 0)
-            return buf;
+    char p[1300];
+    snprintf(p, sizeof p, "%s/launcher.out", dir);
+    FILE *f = fopen(p, "r");
+    if (!f)
+        return false;
+    char line[512];
+    bool matched[64] = { false }, diverged[64] = { false }, ran = false, cannot = false;
+    while (fgets(line, sizeof line, f)) {
+        int r;
+        if (!strncmp(line, "pmi-trace replay: ", 18) || strstr(line, "command not found"))
+            cannot = true; /* a bad trace, no pmi-trace: nothing was replayed */
+        if (sscanf(line, "replay: r%d:", &r) == 1 && r >= 0 && r < 64 &&
+            strstr(line, "messages matched"))
+            matched[r] = ran = true;
+        if (sscanf(line, "divergence on r%d", &r) == 1 && r >= 0 && r < 64)
+            diverged[r] = ran = true;
     }
-    return "pmi-trace"; /* PATH */
+    fclose(f);
+    int fzr = np > 1 ? 1 : 0;
+    if (diverged[fzr])
+        return false; /* answered where the recording saw the end */
+    if (cannot)
+        return false;
+    if (!ran) /* no rank lived to say anything: the job died (a clean one says) */
+        return res->status != 0;
+    if (np == 1)
+        return matched[0] || status_signal(res->status) || res->crash_text;
+    for (int r = 0; r < np && r < 64; r++)
+        if (r != fzr && !matched[r])
+            return true;
+    return false;
 }
 
 /* Replay a reproducer under the launcher: does the finding come back? */
@@ -608,7 +719,7 @@ static bool replay_repro(const fz_opts *o, const char *work, finding *fd)
 {
     char selfb[1024], pb[1200], dir[1200];
     const char *self = self_path(o->argv0, selfb, sizeof selfb);
-    const char *pt = find_pmitrace(self, pb, sizeof pb);
+    const char *pt = pcf_pmitrace_path(self, pb, sizeof pb);
     static unsigned seq = 9000;
     if (fresh_dir(work, seq++, dir, sizeof dir))
         return false;
@@ -631,8 +742,7 @@ static bool replay_repro(const fz_opts *o, const char *work, finding *fd)
     fd->replay_tried = true;
     bool ok;
     if (kill_family(fd->cls))
-        ok = res.status != -1 && res.status != -2 && status_bad(res.status) &&
-             (status_signal(res.status) || (WIFEXITED(res.status) && WEXITSTATUS(res.status) > 3));
+        ok = res.status >= 0 && kill_replayed(dir, fd->min_np, &res);
     else
         ok = strstr(res.tail, "diverge") == NULL && strstr(res.tail, "matched") != NULL &&
              strstr(res.tail, "No such file") == NULL;
@@ -654,6 +764,7 @@ typedef struct camp {
     finding *f;
     size_t nf;
     uint64_t stop;
+    int pmi; /* the protocol of every launch once the first one showed it */
 } camp;
 
 /* Play `list` in a fresh launch of np ranks: the class it shows. */
@@ -664,7 +775,7 @@ static int try_list(camp *C, const uint64_t *list, size_t n, int np, bool record
     if (fresh_dir(C->work, C->nlaunch++, dir, sizeof dir))
         return -1;
     lres res;
-    launch_child(C->o, dir, np, 0, list, n, record, 0, &res);
+    launch_child(C->o, C->pmi, dir, np, 0, list, n, record, 0, &res);
     llog l;
     verdict v = { 0 };
     if (read_log(dir, &l) == 0) {
@@ -688,7 +799,9 @@ static void minimize(camp *C, finding *fd)
     const fz_opts *o = C->o;
     unsigned budget = o->min_attempts;
     char keep[1200] = "", detail[600];
-    int np_first = kill_family(fd->cls) ? 1 : 2;
+    /* two ranks: an honest one shows what the input did to the others (a
+     * killed job's reproducer is confirmed by its lost answers) */
+    int np_first = 2;
     if (np_first > o->np)
         np_first = o->np;
     uint64_t cand[FZ_MAX_LIST];
@@ -708,10 +821,6 @@ static void minimize(camp *C, finding *fd)
         if (keep[0]) {
             rm_dir(keep);
             keep[0] = 0;
-        }
-        if (np < o->np && np == np_first && len == 1 && kill_family(fd->cls)) {
-            np = o->np < 2 ? o->np : 2; /* the honest ranks may matter */
-            continue;
         }
         if (len >= fd->nhist || take == FZ_MAX_LIST)
             break;
@@ -786,8 +895,9 @@ static int summary(camp *C, double secs, bool harness)
         replayed += C->f[i].replayed;
     }
     if (!o->quiet) {
-        printf("pmi2-conform fuzz: seed %llu, target: %s\n", (unsigned long long)o->seed,
-               o->launch ? o->launch : "run as the job");
+        printf("pmi2-conform fuzz: seed %llu, target: %s%s\n", (unsigned long long)o->seed,
+               o->launch ? o->launch : "run as the job",
+               C->pmi == 1 ? ", PMI-1" : C->pmi == 2 ? ", PMI-2" : "");
         for (size_t i = 0; i < C->nf; i++) {
             finding *f = &C->f[i];
             printf("\n#%zu %s at input %lld (%s): %s\n", i + 1, fz_class_name(f->cls), f->idx,
@@ -875,6 +985,7 @@ static int run_as_job_report(camp *C)
         fprintf(stderr, "pmi2-conform fuzz: no log from the fuzzing rank in %s\n", o->sync);
         return summary(C, 0, true);
     }
+    C->pmi = l.pmi;
     lres res = { .status = 0, .all_fin = true, .np = 2 };
     verdict v;
     judge(&l, &res, &v);
@@ -904,7 +1015,7 @@ static int run_as_job_report(camp *C)
 
 int fz_run_campaign(const fz_opts *o)
 {
-    camp C = { .o = o };
+    camp C = { .o = o, .pmi = o->pmi };
     if (o->out && mkdir(o->out, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "pmi2-conform fuzz: %s: %s\n", o->out, strerror(errno));
         return PCF_EXIT_USAGE;
@@ -930,7 +1041,7 @@ int fz_run_campaign(const fz_opts *o)
         }
         unsigned left = o->time_s ? (unsigned)((C.stop - pws_now_usec()) / 1000000u) + 1 : 0;
         lres res;
-        launch_child(o, dir, o->np, C.next, NULL, 0, false, left, &res);
+        launch_child(o, C.pmi, dir, o->np, C.next, NULL, 0, false, left, &res);
         llog l;
         if (read_log(dir, &l) != 0 || l.n == 0) {
             /* no input went out: the launch itself failed */
@@ -939,6 +1050,13 @@ int fz_run_campaign(const fz_opts *o)
             if (read_log(dir, &l) == 0)
                 llog_free(&l);
             rm_dir(dir);
+            if (!C.pmi && !o->pmi && res.status != -2) {
+                /* PMI-2 start-up failed without a refusal to fall back on (the
+                 * server closed or never answered): PMI-1 from the start */
+                C.pmi = 1;
+                fprintf(stderr, "pmi2-conform fuzz: trying PMI-1\n");
+                continue;
+            }
             if (++dead_launches >= 3) {
                 harness = true;
                 break;
@@ -946,6 +1064,8 @@ int fz_run_campaign(const fz_opts *o)
             continue;
         }
         dead_launches = 0;
+        if (!C.pmi && l.pmi)
+            C.pmi = l.pmi; /* what the server speaks: minimization and the rest use it */
         verdict v;
         judge(&l, &res, &v);
         C.nsent += l.n;

@@ -31,6 +31,8 @@ static void usage(FILE *f)
           "      --count N           inputs in the campaign (default 100)\n"
           "      --time SEC          stop after SEC seconds of wall time (default 600)\n"
           "      --from I            first input index (default 0)\n"
+          "      --pmi 1|2           the protocol to fuzz (default: PMI-2 when the server\n"
+          "                          accepts it, else PMI-1 lines)\n"
           "      --out DIR           reproducers and findings.txt (default fuzz-findings)\n"
           "      --launch TEMPLATE   orchestrate: launches of TEMPLATE with {n} = ranks;\n"
           "                          a launch the server kills is followed by the next\n"
@@ -41,6 +43,7 @@ static void usage(FILE *f)
           "      --no-minimize       report findings without minimizing or reproducers\n"
           "      --no-replay         do not confirm reproducers with pmi-trace replay\n"
           "      --dump              print the inputs (escaped) and exit; needs no server\n"
+          "                          (the PMI-2 campaign's unless --pmi 1)\n"
           "  -q, --quiet             print only the summary line\n"
           "  -v, --verbose           show launch commands and replay output\n"
           "  -h, --help              this text\n"
@@ -76,7 +79,7 @@ static int parse_list(const char *s, fz_opts *o)
 
 static int dump(const fz_opts *o)
 {
-    fz_env env = { "kvs_dump_0", 1, 4 };
+    fz_env env = { "kvs_dump_0", 1, 4, o->pmi ? o->pmi : 2 };
     for (uint64_t i = o->from; i < o->count; i++) {
         fz_input in;
         if (fz_generate(o->seed, i, &env, &in) != 0)
@@ -100,7 +103,7 @@ static int dump(const fz_opts *o)
 
 enum {
     O_SEED = 256, O_COUNT, O_TIME, O_FROM, O_OUT, O_LAUNCH, O_CHECK, O_REPLY, O_MINATT,
-    O_NOMIN, O_NOREPLAY, O_DUMP, O_CHILD, O_SYNC, O_INPUTS, O_RECORD,
+    O_NOMIN, O_NOREPLAY, O_DUMP, O_CHILD, O_SYNC, O_INPUTS, O_RECORD, O_PMI,
 };
 
 int pcf_fuzz_main(int argc, char **argv)
@@ -123,6 +126,7 @@ int pcf_fuzz_main(int argc, char **argv)
         { "sync", required_argument, NULL, O_SYNC },
         { "inputs", required_argument, NULL, O_INPUTS },
         { "record", no_argument, NULL, O_RECORD },
+        { "pmi", required_argument, NULL, O_PMI },
         { "quiet", no_argument, NULL, 'q' },
         { "verbose", no_argument, NULL, 'v' },
         { "help", no_argument, NULL, 'h' },
@@ -186,6 +190,11 @@ int pcf_fuzz_main(int argc, char **argv)
                 goto bad;
             break;
         case O_RECORD: o.record = true; break;
+        case O_PMI:
+            if (parse_u64(optarg, 1, 2, &v))
+                goto bad;
+            o.pmi = (int)v;
+            break;
         case 'q': o.quiet = true; break;
         case 'v': o.verbose = true; break;
         case 'h': usage(stdout); return 0;

@@ -39,7 +39,7 @@ static bool chance(rng *r, unsigned pct)
 
 /* ---------------------------------------------------------------- messages */
 
-enum { MAXP = 10 };
+enum { MAXP = 300 }; /* PMI-1 "pairs" inputs go past the 64-odd slots of a fixed table */
 
 /* A message before encoding; values may be long (heap). */
 typedef struct spec {
@@ -84,6 +84,28 @@ static void setval(spec *s, int i, const char *v)
     s->val[i] = strdup(v);
 }
 
+/* PMI-1 command number `which` with key k and value v. */
+static void v1_cmd(spec *s, unsigned which, const fz_env *env, const char *k, const char *v)
+{
+    s->wire = PMC_WIRE_V1;
+    switch (which) {
+    case 0: snprintf(s->cmd, sizeof s->cmd, "get_maxes"); break;
+    case 1: snprintf(s->cmd, sizeof s->cmd, "get_my_kvsname"); break;
+    case 2: snprintf(s->cmd, sizeof s->cmd, "get_universe_size"); break;
+    case 3: snprintf(s->cmd, sizeof s->cmd, "get_appnum"); break;
+    case 4: snprintf(s->cmd, sizeof s->cmd, "put"); add(s, "kvsname", env->kvsname);
+        add(s, "key", k); add(s, "value", v); break;
+    case 5: snprintf(s->cmd, sizeof s->cmd, "get"); add(s, "kvsname", env->kvsname);
+        add(s, "key", k); break;
+    case 6: snprintf(s->cmd, sizeof s->cmd, "publish_name"); add(s, "service", k);
+        add(s, "port", v); break;
+    case 8: snprintf(s->cmd, sizeof s->cmd, "lookup_name"); add(s, "service", k); break;
+    case 9: snprintf(s->cmd, sizeof s->cmd, "unpublish_name"); add(s, "service", k); break;
+    default: snprintf(s->cmd, sizeof s->cmd, "init"); add(s, "pmi_version", "2");
+        add(s, "pmi_subversion", "0"); break;
+    }
+}
+
 /* The commands the fuzzer builds on.  None of them legitimately ends the
  * job or blocks for other ranks (no abort, finalize, spawn, fences,
  * barriers), so a correct server survives every valid input. */
@@ -108,26 +130,23 @@ static void base(rng *r, const fz_env *env, spec *s)
     case 6: snprintf(s->cmd, sizeof s->cmd, "name-publish"); add(s, "name", k); add(s, "port", v); break;
     case 7: snprintf(s->cmd, sizeof s->cmd, "name-lookup"); add(s, "name", k); break;
     case 8: snprintf(s->cmd, sizeof s->cmd, "name-unpublish"); add(s, "name", k); break;
-    default: {
+    default:
         /* PMI-1 lines: servers accept them on a PMI-2 connection too */
-        s->wire = PMC_WIRE_V1;
-        char num[16];
-        switch (below(r, 8)) {
-        case 0: snprintf(s->cmd, sizeof s->cmd, "get_maxes"); break;
-        case 1: snprintf(s->cmd, sizeof s->cmd, "get_my_kvsname"); break;
-        case 2: snprintf(s->cmd, sizeof s->cmd, "get_universe_size"); break;
-        case 3: snprintf(s->cmd, sizeof s->cmd, "get_appnum"); break;
-        case 4: snprintf(s->cmd, sizeof s->cmd, "put"); add(s, "kvsname", env->kvsname);
-            add(s, "key", k); add(s, "value", v); break;
-        case 5: snprintf(s->cmd, sizeof s->cmd, "get"); add(s, "kvsname", env->kvsname);
-            add(s, "key", k); break;
-        case 6: snprintf(s->cmd, sizeof s->cmd, "publish_name"); add(s, "service", k);
-            add(s, "port", v); break;
-        default: snprintf(s->cmd, sizeof s->cmd, "init"); snprintf(num, sizeof num, "%d", 2);
-            add(s, "pmi_version", num); add(s, "pmi_subversion", "0"); break;
-        }
+        v1_cmd(s, below(r, 8), env, k, v);
     }
-    }
+}
+
+/* The PMI-1 commands of a PMI-1 campaign (no init: the connection has had
+ * its one, INIT-11). */
+static void base_v1(rng *r, const fz_env *env, spec *s)
+{
+    static const unsigned pick[] = { 0, 1, 2, 3, 4, 4, 4, 5, 5, 6, 8, 9 };
+    char k[64], v[64];
+    unsigned t = next(r) & 0xffff;
+    snprintf(k, sizeof k, "fzk%u", t % 97);
+    snprintf(v, sizeof v, "v%u", t);
+    memset(s, 0, sizeof *s);
+    v1_cmd(s, pick[below(r, sizeof pick / sizeof pick[0])], env, k, v);
 }
 
 /* ---------------------------------------------------------------- splicing */
@@ -581,6 +600,278 @@ static int one_valid(rng *r, const fz_env *env, pmc_out *o, char *name, size_t n
     return at < 0 ? -1 : 0;
 }
 
+/* ---------------------------------------------------------------- PMI-1 */
+
+/* Put pair (k, v) at position i of s. */
+static void insert_at(spec *s, int i, const char *k, const char *v)
+{
+    if (s->n >= MAXP)
+        return;
+    add(s, k, v);
+    char tk[80];
+    char *tv = s->val[s->n - 1];
+    memcpy(tk, s->key[s->n - 1], sizeof tk);
+    for (int j = s->n - 1; j > i; j--) {
+        memcpy(s->key[j], s->key[j - 1], sizeof tk);
+        s->val[j] = s->val[j - 1];
+    }
+    memcpy(s->key[i], tk, sizeof tk);
+    s->val[i] = tv;
+}
+
+/* A line with many pairs: past the fixed pair tables of real servers. */
+static void v1_pairs(rng *r, spec *s, char *desc, size_t dn)
+{
+    static const int counts[] = { 16, 63, 64, 65, 66, 67, 68, 100, 128, 256, 290 };
+    int extra = counts[below(r, sizeof counts / sizeof counts[0])];
+    for (int i = 0; i < extra; i++) {
+        char k[16], v[16];
+        snprintf(k, sizeof k, "fzp%d", i);
+        snprintf(v, sizeof v, "x%d", i);
+        add(s, k, v);
+    }
+    snprintf(desc, dn, "%s with %d extra pairs (%d pairs after cmd=)", s->cmd, extra, s->n);
+}
+
+/* A long line: a KVS key or value around and past the limits (LIMIT-*). */
+static int v1_long(rng *r, const fz_env *env, spec *s, char *desc, size_t dn)
+{
+    static const size_t vals[] = { 1023, 1024, 1025, 2000, 4096, 8192, 70000 };
+    static const size_t keys[] = { 64, 65, 100, 1000 };
+    v1_cmd(s, 4, env, "fzlong", "x");
+    bool key = chance(r, 30);
+    size_t n = key ? keys[below(r, 4)] : vals[below(r, 7)];
+    char *b = malloc(n + 1);
+    if (!b)
+        return -1;
+    memset(b, key ? 'K' : 'V', n);
+    b[n] = 0;
+    setval(s, key ? 1 : 2, b);
+    free(b);
+    snprintf(desc, dn, "put with a %zu-byte %s", n, key ? "key" : "value");
+    return 0;
+}
+
+/* A bare word (no '=', or an empty key) among the pairs (V1-7). */
+static void v1_bare(rng *r, spec *s, splice *sp, int *nsp, char *desc, size_t dn)
+{
+    static const char *const words[] = { "fzbare", "=", "=fzv", "fz==v", "cmd=put", "x=" };
+    const char *w = words[below(r, sizeof words / sizeof words[0])];
+    int at = s->n ? (int)below(r, (unsigned)s->n + 1) : 0;
+    /* the encoder writes "PH=" for the placeholder; the word replaces it */
+    sp[*nsp] = (splice){ PH_B "=", strdup(w), strlen(w) };
+    (*nsp)++;
+    insert_at(s, at, PH_B, "");
+    snprintf(desc, dn, "%s: the word '%s' before pair %d", s->cmd, w, at + 1);
+}
+
+/* abort with its exitcode missing or malformed (V1CMD-21): the job may
+ * end, but only as an abort ends it. */
+static void v1_abort(rng *r, spec *s, char *desc, size_t dn)
+{
+    static const char *const codes[] = { NULL, "junk", "", "-1", "99999999999999999999", "3x",
+                                         "0x10" };
+    memset(s, 0, sizeof *s);
+    s->wire = PMC_WIRE_V1;
+    snprintf(s->cmd, sizeof s->cmd, "abort");
+    unsigned w = below(r, sizeof codes / sizeof codes[0]);
+    if (codes[w])
+        add(s, "exitcode", codes[w]);
+    if (chance(r, 30))
+        add(s, "msg", "fz");
+    snprintf(desc, dn, "abort %s%s%s", codes[w] ? "exitcode='" : "without exitcode",
+             codes[w] ? codes[w] : "", codes[w] ? "'" : "");
+}
+
+/* An mcmd=spawn block of a program that does not exist, damaged. */
+static void v1_spawn(rng *r, spec *s, char *desc, size_t dn)
+{
+    memset(s, 0, sizeof *s);
+    s->wire = PMC_WIRE_V1_MCMD;
+    snprintf(s->cmd, sizeof s->cmd, "spawn");
+    add(s, "nprocs", "1");
+    add(s, "execname", "/nonexistent/pmi2-conform-fuzz");
+    add(s, "totspawns", "1");
+    add(s, "spawnssofar", "1");
+    add(s, "argcnt", "0");
+    add(s, "preput_num", "0");
+    add(s, "info_num", "0");
+    static const char *const bad[] = { "junk", "-1", "0", "100000", "" };
+    unsigned k = below(r, 7);
+    int i = (int)below(r, (unsigned)s->n);
+    switch (k) {
+    case 0:
+        snprintf(desc, dn, "spawn block without %s", s->key[i]);
+        drop(s, i);
+        return;
+    case 1:
+    case 2: {
+        const char *b = bad[below(r, sizeof bad / sizeof bad[0])];
+        snprintf(desc, dn, "spawn block with %s='%s'", s->key[i], b);
+        setval(s, i, b);
+        return;
+    }
+    case 3:
+        setval(s, 4, "2");
+        snprintf(desc, dn, "spawn block announcing 2 arguments, giving none");
+        return;
+    case 4:
+        setval(s, 5, "3");
+        add(s, "preput_key_0", "fzk");
+        snprintf(desc, dn, "spawn block announcing 3 preput pairs, giving half of one");
+        return;
+    case 5:
+        add(s, "nprocs", "2");
+        snprintf(desc, dn, "spawn block with nprocs twice");
+        return;
+    default:
+        snprintf(desc, dn, "spawn block of a program that does not exist");
+        return;
+    }
+}
+
+enum { V1F_PAIRS, V1F_LONG, V1F_BARE, V1F_KV, V1F_UNKNOWN, V1F_LINE, V1F_SPAWN, V1F_ABORT,
+       V1F_EOS };
+
+/* One damaged PMI-1 message appended to o. */
+static int one_damaged_v1(rng *r, const fz_env *env, unsigned fam, pmc_out *o, char *desc,
+                          size_t dn, const char **family, bool *close_after)
+{
+    spec s;
+    splice sp[4] = { { 0 } };
+    int nsp = 0;
+    base_v1(r, env, &s);
+    long at = -1;
+    switch (fam) {
+    case V1F_PAIRS:
+        v1_pairs(r, &s, desc, dn);
+        *family = "pairs";
+        break;
+    case V1F_LONG:
+        spec_free(&s);
+        if (v1_long(r, env, &s, desc, dn))
+            return -1;
+        *family = "long";
+        break;
+    case V1F_BARE:
+        v1_bare(r, &s, sp, &nsp, desc, dn);
+        *family = "bare";
+        break;
+    case V1F_KV:
+        damage_kv(r, &s, sp, &nsp, desc, dn);
+        *family = "kv";
+        break;
+    case V1F_UNKNOWN: {
+        char name[24];
+        rand_letters(r, name, 6 + below(r, 10));
+        unsigned nn = sizeof unknown_names / sizeof unknown_names[0];
+        snprintf(s.cmd, sizeof s.cmd, "%s", chance(r, 60) ? unknown_names[below(r, nn)] : name);
+        snprintf(desc, dn, "unknown PMI-1 command '%s'", s.cmd);
+        *family = "unknown";
+        break;
+    }
+    case V1F_SPAWN:
+        spec_free(&s);
+        v1_spawn(r, &s, desc, dn);
+        *family = "spawn";
+        break;
+    case V1F_ABORT:
+        spec_free(&s);
+        v1_abort(r, &s, desc, dn);
+        *family = "abort";
+        break;
+    default:
+        break;
+    }
+    at = encode(&s, NULL, sp, nsp, o);
+    if (at >= 0 && fam == V1F_LINE) {
+        char d[120] = "";
+        damage_line(r, o, (size_t)at, d, sizeof d);
+        snprintf(desc, dn, "%s: %s", s.cmd, d);
+        *family = "v1";
+    }
+    if (at >= 0 && fam == V1F_EOS) {
+        /* the end of the stream inside a line: ERR-5 says close, nothing runs */
+        o->len--;
+        *close_after = true;
+        snprintf(desc, dn, "%s without its newline, then the end of the stream", s.cmd);
+        *family = "eos";
+    }
+    for (int i = 0; i < nsp; i++)
+        free(sp[i].bytes);
+    spec_free(&s);
+    if (at < 0) {
+        snprintf(desc, dn, "(encoder refused the mutation)");
+        return -1;
+    }
+    return 0;
+}
+
+/* A PMI-1 campaign's input: one damaged line (pairs 14%, long lines 8%,
+ * bare words 8%, keys/values 12%, unknown 5%, line damage 5%, spawn blocks
+ * 4%, abort 2%, end of stream 2%), or a damaged line split, coalesced with
+ * valid ones, or in a sequence.  abort, the end of stream and spawn (a
+ * launcher may end the job when a spawned process fails, as Hydra and the
+ * mock server's do) may end the job: never mixed with other lines, so the
+ * campaign knows which input did (fuzz_campaign.c, may_end_job). */
+static void gen_v1(rng *r, const fz_env *env, fz_input *in, pmc_out *o, const char **family)
+{
+    static const unsigned fams[] = { V1F_PAIRS, V1F_LONG, V1F_BARE, V1F_KV, V1F_UNKNOWN,
+                                     V1F_LINE };
+    char d[200] = "";
+    unsigned top = below(r, 100);
+    if (top < 60) {
+        unsigned f = top < 14 ? V1F_PAIRS : top < 22 ? V1F_LONG : top < 30 ? V1F_BARE
+                   : top < 42 ? V1F_KV : top < 47 ? V1F_UNKNOWN : top < 52 ? V1F_LINE
+                   : top < 56 ? V1F_SPAWN : top < 58 ? V1F_ABORT : V1F_EOS;
+        for (int tries = 0; tries < 4; tries++) {
+            o->len = 0;
+            if (one_damaged_v1(r, env, f, o, d, sizeof d, family, &in->close_after) == 0)
+                break;
+        }
+        snprintf(in->desc, sizeof in->desc, "%s", d);
+        return;
+    }
+    bool no_close = false;
+    unsigned fam = fams[below(r, sizeof fams / sizeof fams[0])];
+    if (top < 72) {
+        one_damaged_v1(r, env, fam, o, d, sizeof d, family, &no_close);
+        size_t pieces = 1 + below(r, 3), last = 0;
+        for (size_t k = 0; k < pieces && o->len > 1; k++) {
+            size_t c = 1 + below(r, (unsigned)(o->len - 1));
+            if (c > last && in->ncuts < FZ_MAX_CUTS)
+                in->cuts[in->ncuts++] = last = c;
+        }
+        in->delay_ms = 1 + below(r, 40);
+        snprintf(in->desc, sizeof in->desc, "%s split in %zu writes, %u ms apart", d,
+                 in->ncuts + 1, in->delay_ms);
+        *family = "split";
+        return;
+    }
+    bool coalesce = top < 86;
+    unsigned n = 2 + below(r, 2), bad = below(r, n);
+    char names[160] = "";
+    for (unsigned k = 0; k < n; k++) {
+        if (!coalesce && k && in->ncuts < FZ_MAX_CUTS)
+            in->cuts[in->ncuts++] = o->len;
+        char nm[80] = "";
+        if (k == bad) {
+            one_damaged_v1(r, env, fam, o, d, sizeof d, family, &no_close);
+            snprintf(nm, sizeof nm, "[%s]", d);
+        } else {
+            spec s;
+            base_v1(r, env, &s);
+            snprintf(nm, sizeof nm, "%s", s.cmd);
+            encode(&s, NULL, NULL, 0, o);
+            spec_free(&s);
+        }
+        size_t l = strlen(names);
+        snprintf(names + l, sizeof names - l, "%s%s", k ? (coalesce ? " + " : ", ") : "", nm);
+    }
+    snprintf(in->desc, sizeof in->desc, "%s: %s", coalesce ? "coalesced" : "sequence", names);
+    *family = coalesce ? "coalesce" : "sequence";
+}
+
 int fz_generate(uint64_t seed, uint64_t index, const fz_env *env, fz_input *in)
 {
     memset(in, 0, sizeof *in);
@@ -590,8 +881,10 @@ int fz_generate(uint64_t seed, uint64_t index, const fz_env *env, fz_input *in)
     pmc_out o = { 0 };
     char d[200] = "";
     const char *family = "kv";
-    unsigned top = below(&r, 100);
-    if (top < 60) {
+    unsigned top = env->pmi == 1 ? 0 : below(&r, 100);
+    if (env->pmi == 1) {
+        gen_v1(&r, env, in, &o, &family);
+    } else if (top < 60) {
         /* one damaged message: lengths 15%, escapes 5%, keys/values 20%,
          * unknown 8%, PMI-1 lines 12% */
         unsigned f = top < 15 ? 0 : top < 20 ? 1 : top < 40 ? 2 : top < 48 ? 3 : 4;
@@ -669,12 +962,15 @@ int fz_generate(uint64_t seed, uint64_t index, const fz_env *env, fz_input *in)
         /* never send nothing: a valid job-getid keeps the index meaningful */
         pmc_enc e;
         pmc_error err;
-        pmc_enc_begin(&e, PMC_WIRE_V2, "job-getid");
+        bool v1 = env->pmi == 1;
+        pmc_enc_begin(&e, v1 ? PMC_WIRE_V1 : PMC_WIRE_V2, v1 ? "get_maxes" : "job-getid");
         if (pmc_enc_end(&e, NULL, &o, &err) != 0) {
             pmc_out_free(&o);
             return -1;
         }
-        snprintf(in->desc, sizeof in->desc, "job-getid (the mutation produced nothing)");
+        in->close_after = false;
+        snprintf(in->desc, sizeof in->desc, "%s (the mutation produced nothing)",
+                 v1 ? "get_maxes" : "job-getid");
     }
     fill(in, &o);
     return in->buf ? 0 : -1;

@@ -6,8 +6,9 @@
  * in the "go" file and waits for every honest rank's "ok.R" (before the first
  * input, for each one's "ok.R" saying it is past the start-up).  The honest
  * ranks answer each "go" with a check round on their own sessions
- * (job-getid, a kvs-put, a kvs-get of a value stored before the campaign)
- * within a deadline.  When the fuzzing connection is lost it reconnects in
+ * (job-getid, a kvs-put, a kvs-get of a value stored before the campaign;
+ * under PMI-1 get_maxes, put and get) within a deadline.  When the fuzzing
+ * connection is lost it reconnects in
  * PMI_PORT mode; in PMI_FD mode it cannot, so it ends the launch and the
  * campaign continues in the next one.  If the job dies, the log says which
  * input was in flight. */
@@ -68,6 +69,10 @@ void fz_trace_name(int rank, char *buf, size_t n)
 
 /* ---------------------------------------------------------------- traces */
 
+/* What pws_shutdown_write() notes in the transcript ("eos" inputs): the
+ * trace says it with an end-of-stream event, which a replay performs. */
+static const char SHUT_NOTE[] = "shutdown(SHUT_WR)";
+
 /* This rank's transcript so far (plus, for the fuzzing rank, the pieces of
  * an input about to be sent: if the job dies during it, the file already
  * holds it).  Times are absolute monotonic microseconds; the campaign
@@ -100,6 +105,8 @@ static void save_trace(const fz_opts *o, int rank, pws_session *s, const fz_inpu
         case PWS_EV_TIMEOUT: pmt_add_event(&t, PMT_EV_TIMEOUT, us, conn, PMT_CLIENT, NULL, 0); break;
         case PWS_EV_NOTE:
             pmt_add_event(&t, PMT_EV_NOTE, us, conn, PMT_CLIENT, ev[i].data, ev[i].len);
+            if (ev[i].len == sizeof SHUT_NOTE - 1 && !memcmp(ev[i].data, SHUT_NOTE, ev[i].len))
+                pmt_add_event(&t, PMT_EV_EOF, us, conn, PMT_CLIENT, NULL, 0); /* replayed */
             break;
         default: break; /* our own close is not part of what the server did */
         }
@@ -112,6 +119,8 @@ static void save_trace(const fz_opts *o, int rank, pws_session *s, const fz_inpu
                 pmt_add_event(&t, PMT_EV_DATA, last, conn, PMT_CLIENT, pending->buf + at, end - at);
             at = end;
         }
+        if (pending->close_after)
+            pmt_add_event(&t, PMT_EV_EOF, last, conn, PMT_CLIENT, NULL, 0);
     }
     fz_trace_name(rank, name, sizeof name);
     char tmp[1200], path[1200];
@@ -169,6 +178,29 @@ static bool rc_ok(const pmc_msg *m)
     return pmc_msg_get_int(m, "rc", &rc) == 1 && rc == 0;
 }
 
+/* A request every server answers at once, in the protocol of the session:
+ * job-getid (PMI-2) or get_maxes (PMI-1). */
+static void probe_begin(const pcf_ctx *c, pmc_enc *e)
+{
+    pmc_enc_begin(e, c->pmi == 1 ? PMC_WIRE_V1 : PMC_WIRE_V2,
+                  c->pmi == 1 ? "get_maxes" : "job-getid");
+}
+
+static const char *probe_answer(const pcf_ctx *c)
+{
+    return c->pmi == 1 ? "maxes" : "job-getid-response";
+}
+
+/* maxes may lack rc (Hydra 4.0 sends none); job-getid-response needs rc=0 */
+static bool probe_ok(const pcf_ctx *c, const pmc_msg *m)
+{
+    if (c->pmi != 1)
+        return rc_ok(m);
+    long long rc = -1;
+    int got = pmc_msg_get_int(m, "rc", &rc);
+    return got == 0 || (got == 1 && rc == 0);
+}
+
 /* ---------------------------------------------------------------- honest ranks */
 
 static const char READY[] = "fuzz-ready";
@@ -182,47 +214,54 @@ static int check_round(pcf_ctx *c, const fz_opts *o, uint64_t idx, char *detail,
     int cls;
     const char *why;
     char key[64], val[64], want[64];
+    bool v1 = c->pmi == 1;
     pws_note(c->s, "check after input %llu", (unsigned long long)idx);
-    pmc_enc_begin(&e, PMC_WIRE_V2, "job-getid");
-    if ((why = call(c->s, &e, "job-getid-response", dl, &m, &cls))) {
-        snprintf(detail, dn, "job-getid: %s", why);
+    probe_begin(c, &e);
+    if ((why = call(c->s, &e, probe_answer(c), dl, &m, &cls))) {
+        snprintf(detail, dn, "%s: %s", probe_answer(c), why);
         return cls;
     }
-    if (!rc_ok(&m)) {
-        snprintf(detail, dn, "job-getid answered rc != 0");
+    if (!probe_ok(c, &m)) {
+        snprintf(detail, dn, "%s answered rc != 0", probe_answer(c));
         return FZ_HONEST_ERROR;
     }
     snprintf(key, sizeof key, "fzh-%llu-%d", (unsigned long long)idx, c->rank);
     snprintf(val, sizeof val, "h%llx", (unsigned long long)(idx * 2654435761u + (unsigned)c->rank));
-    pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-put");
+    pmc_enc_begin(&e, v1 ? PMC_WIRE_V1 : PMC_WIRE_V2, v1 ? "put" : "kvs-put");
+    if (v1)
+        pmc_enc_str(&e, "kvsname", c->kvsname);
     pmc_enc_str(&e, "key", key);
     pmc_enc_str(&e, "value", val);
-    if ((why = call(c->s, &e, "kvs-put-response", dl, &m, &cls))) {
-        snprintf(detail, dn, "kvs-put: %s", why);
+    if ((why = call(c->s, &e, v1 ? "put_result" : "kvs-put-response", dl, &m, &cls))) {
+        snprintf(detail, dn, "%s: %s", v1 ? "put" : "kvs-put", why);
         return cls;
     }
     if (!rc_ok(&m)) {
-        snprintf(detail, dn, "kvs-put of %s refused", key);
+        snprintf(detail, dn, "%s of %s refused", v1 ? "put" : "kvs-put", key);
         return FZ_HONEST_ERROR;
     }
     /* rank 0's value from before the campaign (stored, fenced): it must
      * still be there, intact */
-    pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-get");
+    pmc_enc_begin(&e, v1 ? PMC_WIRE_V1 : PMC_WIRE_V2, v1 ? "get" : "kvs-get");
+    if (v1)
+        pmc_enc_str(&e, "kvsname", c->kvsname);
     pmc_enc_str(&e, "key", "pcf-0-0");
-    if ((why = call(c->s, &e, "kvs-get-response", dl, &m, &cls))) {
-        snprintf(detail, dn, "kvs-get: %s", why);
+    if ((why = call(c->s, &e, v1 ? "get_result" : "kvs-get-response", dl, &m, &cls))) {
+        snprintf(detail, dn, "%s: %s", v1 ? "get" : "kvs-get", why);
         return cls;
     }
-    bool found = false;
+    bool found = v1; /* PMI-1: rc says it (V1CMD-13) */
     char got[128] = "";
     pcf_get(&m, "value", got, sizeof got);
     pcf_hex(READY, sizeof READY - 1, want, sizeof want);
-    if (!rc_ok(&m) || pmc_msg_get_bool(&m, "found", &found, NULL) != 1 || !found) {
-        snprintf(detail, dn, "kvs-get of pcf-0-0 (stored before the campaign): not found");
+    if (!rc_ok(&m) || (!v1 && pmc_msg_get_bool(&m, "found", &found, NULL) != 1) || !found) {
+        snprintf(detail, dn, "%s of pcf-0-0 (stored before the campaign): not found",
+                 v1 ? "get" : "kvs-get");
         return FZ_LOST_DATA;
     }
     if (strcmp(got, want) != 0) {
-        snprintf(detail, dn, "kvs-get of pcf-0-0: '%.60s', stored '%s'", got, want);
+        snprintf(detail, dn, "%s of pcf-0-0: '%.60s', stored '%s'", v1 ? "get" : "kvs-get", got,
+                 want);
         return FZ_LOST_DATA;
     }
     return FZ_NONE;
@@ -286,8 +325,9 @@ static void fzlog(const char *fmt, ...)
 
 /* Listen for what the server says, then probe with job-getid.  NULL when
  * the connection is still usable, else why not. */
-static const char *after_input(pws_session *s, const fz_opts *o, int *replies)
+static const char *after_input(const pcf_ctx *c, const fz_opts *o, int *replies)
 {
+    pws_session *s = c->s;
     pmc_msg m;
     pmc_error de;
     *replies = 0;
@@ -307,8 +347,8 @@ static const char *after_input(pws_session *s, const fz_opts *o, int *replies)
     }
     pmc_enc e;
     int cls;
-    pmc_enc_begin(&e, PMC_WIRE_V2, "job-getid");
-    const char *why = call(s, &e, "job-getid-response", pws_deadline_ms(PROBE_MS), &m, &cls);
+    probe_begin(c, &e);
+    const char *why = call(s, &e, probe_answer(c), pws_deadline_ms(PROBE_MS), &m, &cls);
     return why;
 }
 
@@ -352,7 +392,7 @@ static int fuzzer(pcf_ctx *c, const fz_opts *o)
         return PCF_EXIT_USAGE;
     }
     int fz = c->rank;
-    fz_env env = { c->jobid[0] ? c->jobid : c->kvsname, c->rank, c->size };
+    fz_env env = { c->pmi == 1 || !c->jobid[0] ? c->kvsname : c->jobid, c->rank, c->size, c->pmi };
     uint64_t stop = o->time_s ? pws_deadline_ms(o->time_s * 1000u) : UINT64_MAX;
     /* every honest rank past the start-up exchange before the first input: an
      * input that stops the server (Slurm stops the whole step's PMI) must not
@@ -379,6 +419,7 @@ static int fuzzer(pcf_ctx *c, const fz_opts *o)
             break;
         }
         if (first) {
+            fzlog("proto %d", c->pmi); /* the launches that follow use it (fuzz_campaign.c) */
             fzlog("conn %lld", idx);
             first = false;
         }
@@ -393,9 +434,11 @@ static int fuzzer(pcf_ctx *c, const fz_opts *o)
         uint64_t dl = pws_deadline_ms(5000 + in.delay_ms * (unsigned)(in.ncuts + 1));
         int src = in.ncuts ? pws_send_split(c->s, in.buf, in.len, in.cuts, in.ncuts, in.delay_ms, dl)
                            : pws_send_raw(c->s, in.buf, in.len, dl);
+        if (!src && in.close_after)
+            pws_shutdown_write(c->s); /* the stream ends inside the line */
         fz_input_free(&in);
         int replies = 0;
-        const char *lost = src ? "the input could not be written" : after_input(c->s, o, &replies);
+        const char *lost = src ? "the input could not be written" : after_input(c, o, &replies);
         char res[600] = "";
         bool answered = true;
         if (c->size > 1) {
@@ -469,7 +512,7 @@ int fz_run_job(const fz_opts *oo)
 {
     pcf_ctx c;
     memset(&c, 0, sizeof c);
-    c.pmi = 2;
+    c.pmi = oo->pmi; /* 0: PMI-2 when the server accepts it, else PMI-1 */
     if (pcf_ctl_handshake(&c, 10000) != 0) {
         fprintf(stderr, "pmi2-conform fuzz: PMI start-up failed: %s\n", c.hs.error);
         return PCF_EXIT_USAGE;

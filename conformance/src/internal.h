@@ -15,6 +15,8 @@ char *pcf_slurp(const char *path, size_t *len);
 
 /* pmi2-conform mutate (mutate.c): its own options from argv[1] on. */
 int pcf_mutate_main(int argc, char **argv);
+/* pmi2-conform explain CASE... (explain.c): argv[0] is the mode word. */
+int pcf_explain_main(int argc, char **argv);
 /* pmi2-conform --group-helper MODE ... (cases/pmi2_group_job.c): the process
  * the pmi2/group cases spawn to take part in a group from another job. */
 int pcf_group_helper_main(int argc, char **argv);
@@ -108,6 +110,9 @@ int pcf_resfile_alive(FILE *f, int rank, long pid);
 /* Rank 0: the control channel failed after case `after_id` ("-": before
  * any case); the cases not yet run were not run for that reason. */
 int pcf_resfile_lost(FILE *f, const char *after_id, const char *why);
+/* The results format's escaping of text fields (a trace's escaping). */
+void pcf_put_escaped(FILE *f, const char *s, size_t n);
+char *pcf_unescape(const char *s);
 
 enum { PCF_RES_MAXPIDS = 256 };
 typedef struct pcf_resinfo {
@@ -136,15 +141,17 @@ typedef struct pcf_opts {
     bool pmi_given;         /* --pmi was given: orchestrated, only that protocol's launches */
     const char *launch;     /* orchestrated: the launch template */
     int np;                 /* ranks per launch (orchestrated) */
-    const char *junit, *json_dir, *html, *baseline, *write_baseline, *results_file;
+    const char *junit, *json_dir, *html, *baseline, *write_baseline;
     bool tap, list, quiet, verbose, child, progress;
     const char *argv0;
     const char *cmdline;    /* this run's command line, quoted for a shell (the reports) */
-    const char *parent;     /* child: the orchestrator, "host:pid:starttime" */
+    const char *report;     /* child: the orchestrator's report channel, "host:port:token" */
+    const char *report_addr; /* orchestrated: the address ranks reach it at (127.0.0.1) */
     const char *recover;    /* orchestrated: command run when the server wedged */
     unsigned start_ms;      /* orchestrated: a launch that starts no rank by then is stuck (0: adaptive) */
     unsigned deadline_ms;   /* orchestrated: the whole run (0: none) */
     int jobs;               /* orchestrated: launches at once (0: from the machine and launcher) */
+    int nodes;              /* orchestrated: {nodes} of the template (0: 1) */
     int rerun_deviations;   /* orchestrated with a baseline: runs again of a deviating case */
     bool isolate;           /* orchestrated: every case in a launch of its own */
     bool progress_plain;    /* progress as plain lines (stderr is not a terminal) */
@@ -152,12 +159,22 @@ typedef struct pcf_opts {
 
 /* ---- processes ------------------------------------------------------------- */
 
-/* Start time of a process (clock ticks since boot), 0 when it does not exist. */
-unsigned long long pcf_proc_starttime(long pid);
-/* "host:pid:starttime" of this process, for --parent. */
-void pcf_parent_spec(char *buf, size_t n);
-/* A child rank: exit when the process named by spec is gone (same host only). */
-void pcf_watch_parent(const char *spec);
+/* The report channel (relay.c: the orchestrator's end).  open: listen on
+ * addr (NULL: 127.0.0.1); add: a launch whose ranks' lines go to resfile
+ * and traces to tracedir (NULL: none), its --report spec into spec;
+ * connected: its ranks' connections still open; drop: read what they sent,
+ * close them (the ranks exit), forget the launch. */
+int pcf_relay_open(const char *addr);
+int pcf_relay_add(char *spec, size_t n, const char *resfile, const char *tracedir);
+int pcf_relay_connected(const char *spec);
+void pcf_relay_drop(const char *spec);
+/* A rank's end (watchdog.c): its one stream to the orchestrator named by
+ * spec "HOST:PORT:TOKEN" (NULL when spec is); the rank exits when the
+ * orchestrator closes it.  done_seen: rank 0 said done; trace: a per-rank
+ * case trace, sent instead of written to a file. */
+FILE *pcf_report_stream(const char *spec);
+bool pcf_report_done_seen(void);
+void pcf_report_trace(const char *name, const char *text, size_t n);
 
 /* ---- running ---------------------------------------------------------------- */
 
@@ -178,6 +195,10 @@ int pcf_strays_reap(const char *tag);
 const char *pcf_unrunnable(const pcf_case *c, int pmi, int size);
 /* Per-rank trace file of one case run ("DIR/<safe>.r<rank>.trace"). */
 void pcf_safe_name(const char *id, char *out, size_t n);
+
+/* pmi-trace: $PMI2_CONFORM_PMI_TRACE, next to `self` (NULL: this program) in
+ * a build tree or installed, else "pmi-trace" on PATH (pmitrace_path.c). */
+const char *pcf_pmitrace_path(const char *self, char *buf, size_t n);
 
 /* ---- preconditions (probe.c) ---------------------------------------------- */
 

@@ -2,7 +2,8 @@
  *
  *   mpiexec -n 4 pmi2-conform server [options] [GLOB...]     run as the job
  *   pmi2-conform server --launch 'mpiexec -n {n}' [...]       orchestrated
- *   pmi2-conform --list [GLOB...]                             the cases */
+ *   pmi2-conform --list [GLOB...]                             the cases
+ *   pmi2-conform explain CASE                                 one case in words */
 #include "client.h"
 #include "fuzz.h"
 
@@ -19,6 +20,7 @@ static void usage(FILE *f)
           "       LAUNCHER pmi2-conform fuzz [options]   (wire fuzzing: pmi2-conform fuzz --help)\n"
           "       pmi2-conform mutate [--client] [options]  (the suite against mutants: --help)\n"
           "       pmi2-conform --list [GLOB...]\n"
+          "       pmi2-conform explain CASE|GLOB...  (a case's clause, steps, outcomes)\n"
           "\n"
           "Conformance suite for PMI servers (process managers) against SPEC.md.  Run as\n"
           "the job (every rank connects through PMI_FD or PMI_PORT+PMI_ID; rank 0\n"
@@ -37,6 +39,7 @@ static void usage(FILE *f)
           "                          {slot} (0 to --jobs - 1) names a server of its own\n"
           "                          per slot (a cluster, a node): one launch at a time on\n"
           "                          each, a stuck one charged and recovered on its slot\n"
+          "      --nodes N           {nodes} in TEMPLATE: the nodes of each launch (default 1)\n"
           "  -n, --np N              ranks per orchestrated launch (default 4; client mode:\n"
           "                          ranks of each run, default 2)\n"
           "  -t, --timeout SEC       deadline of each case (default 10)\n"
@@ -47,6 +50,8 @@ static void usage(FILE *f)
           "                          launcher has printed something without starting a\n"
           "                          rank (srun: queued and waiting), 10x the slowest\n"
           "                          quiet start, >= 2\n"
+          "      --report-addr ADDR  IPv4 address the ranks report to (default 127.0.0.1;\n"
+          "                          ranks on other hosts need one they reach)\n"
           "      --recover CMD       run CMD (sh -c) when a launch is stuck, then try again\n"
           "                          (e.g. a script that restarts a wedged test cluster);\n"
           "                          {slot}: the stuck launch's slot\n"
@@ -124,8 +129,8 @@ static int parse_uint(const char *s, int lo, int hi, int *out)
 
 enum {
     O_PMI = 256, O_LAUNCH, O_STRICT, O_REPEAT, O_BASELINE, O_WBASELINE, O_JUNIT, O_TAP,
-    O_JSON, O_HTML, O_LIST, O_RESULTS, O_CHILD, O_PERSONA, O_PARENT, O_RECOVER, O_START_TMO,
-    O_DEADLINE, O_JOBS, O_FLOOR, O_RERUN, O_ISOLATE,
+    O_JSON, O_HTML, O_LIST, O_REPORT, O_CHILD, O_PERSONA, O_REPORT_ADDR, O_RECOVER, O_START_TMO,
+    O_DEADLINE, O_JOBS, O_NODES, O_FLOOR, O_RERUN, O_ISOLATE,
 };
 
 static const char *persona = "strict"; /* client mode */
@@ -179,10 +184,10 @@ static int apply(pcf_opts *o, int ch, const char *arg)
     case O_JSON: o->json_dir = *arg ? arg : NULL; return -1;
     case O_HTML: o->html = arg; return -1;
     case O_LIST: o->list = true; return -1;
-    case O_RESULTS: o->results_file = arg; return -1;
+    case O_REPORT: o->report = arg; return -1;
     case O_CHILD: o->child = true; return -1;
     case O_PERSONA: persona = arg; return -1;
-    case O_PARENT: o->parent = arg; return -1;
+    case O_REPORT_ADDR: o->report_addr = arg; return -1;
     case O_RECOVER: o->recover = arg; return -1;
     case O_START_TMO:
         if (parse_uint(arg, 1, 3600, &v)) {
@@ -197,6 +202,12 @@ static int apply(pcf_opts *o, int ch, const char *arg)
             return PCF_EXIT_USAGE;
         }
         o->deadline_ms = (unsigned)v * 1000u;
+        return -1;
+    case O_NODES:
+        if (parse_uint(arg, 1, 4096, &o->nodes)) {
+            fprintf(stderr, "pmi2-conform: --nodes takes 1-4096\n");
+            return PCF_EXIT_USAGE;
+        }
         return -1;
     case O_FLOOR: setenv("PCF_NO_WAITS", "1", 1); return -1; /* inherited by the ranks */
     case 'j':
@@ -265,14 +276,15 @@ int main(int argc, char **argv)
         { "json", required_argument, NULL, O_JSON },
         { "html", required_argument, NULL, O_HTML },
         { "list", no_argument, NULL, O_LIST },
-        { "results", required_argument, NULL, O_RESULTS },
+        { "report", required_argument, NULL, O_REPORT },
         { "child", no_argument, NULL, O_CHILD },
         { "persona", required_argument, NULL, O_PERSONA },
-        { "parent", required_argument, NULL, O_PARENT },
+        { "report-addr", required_argument, NULL, O_REPORT_ADDR },
         { "recover", required_argument, NULL, O_RECOVER },
         { "start-timeout", required_argument, NULL, O_START_TMO },
         { "deadline", required_argument, NULL, O_DEADLINE },
         { "jobs", required_argument, NULL, O_JOBS },
+        { "nodes", required_argument, NULL, O_NODES },
         { "floor", no_argument, NULL, O_FLOOR },
         { "quiet", no_argument, NULL, 'q' },
         { "verbose", no_argument, NULL, 'v' },
@@ -320,6 +332,8 @@ int main(int argc, char **argv)
         return pcf_mutate_main(argc - optind + 1, argv + optind - 1);
     if (pcf_registry_check(stderr) != 0 || pcf_client_registry_check(stderr) != 0)
         return PCF_EXIT_USAGE;
+    if (mode && strcmp(mode, "explain") == 0) /* a case in words (explain.c) */
+        return pcf_explain_main(argc - optind + 1, argv + optind - 1);
     if (mode && strcmp(mode, "server") != 0 && strcmp(mode, "client") != 0) {
         if (!o.list) {
             fprintf(stderr, "pmi2-conform: unknown mode '%s' (expected: server)\n", mode);

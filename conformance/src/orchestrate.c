@@ -14,10 +14,12 @@
  * order in which they end.
  *
  * Each launch runs "TEMPLATE <this program> server --child ..." through
- * /bin/sh in a process group of its own.  Every rank appends an "alive" line
- * to the launch's results file when it starts, rank 0 "start"/"result" lines
- * per case and "done" at the end.  The file is watched while the launch
- * runs, so a launch is judged by what it does, not waited out:
+ * /bin/sh in a process group of its own.  Every rank reports over its
+ * connection to the orchestrator (--report, relay.c: nothing but the network
+ * is shared with the ranks' hosts): an "alive" line when it starts, rank 0
+ * "start"/"result" lines per case and "done" at the end, which land in the
+ * launch's results file here.  The file is watched while the launch runs,
+ * so a launch is judged by what it does, not waited out:
  *
  *   - no rank alive within the start timeout: the launch is stuck (the
  *     server did not release the previous job: that job's last case gets a
@@ -32,7 +34,8 @@
  * launch ended by itself, TIMEOUT when it was killed.  SIGINT, SIGTERM, SIGHUP
  * and --deadline end the launch in progress (its process group, then every
  * rank that said it was alive) and print the report of what ran; ranks whose
- * orchestrator is gone exit by themselves (--parent, watchdog.c).  What the
+ * orchestrator is gone, or closed their launch, exit by themselves when
+ * their report channel closes (watchdog.c).  What the
  * launcher and the job print goes to a log per launch (to stderr with
  * --verbose); its first and last lines become evidence in the report. */
 #include "internal.h"
@@ -67,6 +70,26 @@ enum { EXIT_GRACE_MS = 5000, EXIT_MIN_MS = 1500, EXIT_CLEAN_MS = 15000, DONE_GRA
 
 /* How often the launches in flight are looked at; at most this many at once. */
 enum { POLL_MS = 10, MAX_JOBS = 64 };
+
+/* The outcome of a case that was open when the job ended by itself.  A
+ * case whose table names exit statuses ("exit-1": the job must end with
+ * it, V1CMD-21; "exit-0": it must not, ABORT-10) is graded on the
+ * launcher's status: the outcome that names it, "exit-other" when none does
+ * or the launcher was killed by a signal; every other case gets
+ * "job-killed". */
+static const char *job_end_outcome(const pcf_case *c, int st)
+{
+    bool named = false; /* the table names exit statuses: one of them, or exit-other */
+    for (int i = 0; i < PCF_MAX_OUTCOMES && c->outcomes[i].name; i++) {
+        const char *nm = c->outcomes[i].name;
+        if (strncmp(nm, "exit-", 5) != 0 || nm[5] < '0' || nm[5] > '9')
+            continue;
+        named = true;
+        if (WIFEXITED(st) && WEXITSTATUS(st) == atoi(nm + 5))
+            return nm;
+    }
+    return named ? "exit-other" : "job-killed";
+}
 
 /* How a launch ended. */
 typedef enum {
@@ -121,8 +144,9 @@ static void shquote(char **buf, size_t *len, size_t *cap, const char *s)
     *len = (size_t)(w - *buf);
 }
 
-/* TEMPLATE with {n} = np ranks and {slot} = the slot the launch runs on. */
-static char *expand(const char *tmpl, int np, int slot)
+/* TEMPLATE with {n} = np ranks, {nodes} = the nodes asked for (--nodes)
+ * and {slot} = the slot the launch runs on. */
+static char *expand(const char *tmpl, int np, int nodes, int slot)
 {
     size_t cap = strlen(tmpl) + 64, k = 0;
     char *out = malloc(cap);
@@ -132,6 +156,9 @@ static char *expand(const char *tmpl, int np, int slot)
         if (strncmp(p, "{n}", 3) == 0) {
             k += (size_t)snprintf(out + k, cap - k, "%d", np);
             p += 3;
+        } else if (strncmp(p, "{nodes}", 7) == 0) {
+            k += (size_t)snprintf(out + k, cap - k, "%d", nodes);
+            p += 7;
         } else if (strncmp(p, "{slot}", 6) == 0) {
             k += (size_t)snprintf(out + k, cap - k, "%d", slot);
             p += 6;
@@ -167,9 +194,9 @@ static void sleep_ms(unsigned ms)
     nanosleep(&ts, NULL);
 }
 
-/* Is pid a rank of the launch whose results file is `resfile`?  (Its
- * command line names the file: a recycled pid is not.) */
-static bool is_our_rank(long pid, const char *resfile)
+/* Is pid a rank (on this host) of the launch whose --report is `spec`?
+ * (Its command line names the launch's token: a recycled pid does not.) */
+static bool is_our_rank(long pid, const char *spec)
 {
     char path[64], buf[8192];
     snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
@@ -178,45 +205,27 @@ static bool is_our_rank(long pid, const char *resfile)
         return false;
     size_t n = fread(buf, 1, sizeof buf, f);
     fclose(f);
-    size_t rl = strlen(resfile);
+    size_t rl = strlen(spec);
     for (size_t i = 0; i + rl <= n; i++)
-        if (memcmp(buf + i, resfile, rl) == 0)
+        if (memcmp(buf + i, spec, rl) == 0)
             return true;
     return false;
 }
 
-/* Has every rank that said it was alive ended?  (Gone, a zombie, or its
- * pid now another program.) */
-static bool ranks_ended(const pcf_resinfo *in, const char *resfile)
+/* Has every rank that said it was alive ended?  A rank's report channel
+ * closes when it ends (or is a zombie), on whatever host it ran. */
+static bool ranks_ended(const pcf_resinfo *in, const char *spec)
 {
-    if (!in->npids)
-        return false;
-    for (int i = 0; i < in->npids; i++) {
-        char path[64], st = 0;
-        snprintf(path, sizeof path, "/proc/%ld/stat", in->pids[i]);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        char buf[512];
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        fclose(f);
-        buf[n] = 0;
-        const char *p = strrchr(buf, ')');
-        if (p && p[1] == ' ')
-            st = p[2];
-        if (st != 'Z' && is_our_rank(in->pids[i], resfile))
-            return false;
-    }
-    return true;
+    return in->npids && pcf_relay_connected(spec) == 0;
 }
 
 /* End every rank of the launch still running (they may not be in the
  * launcher's process group: srun's tasks are slurmstepd's children). */
-static int kill_ranks(const pcf_resinfo *in, const char *resfile)
+static int kill_ranks(const pcf_resinfo *in, const char *spec)
 {
     int n = 0;
     for (int i = 0; i < in->npids; i++)
-        if (in->pids[i] > 0 && is_our_rank(in->pids[i], resfile) && kill((pid_t)in->pids[i], SIGKILL) == 0)
+        if (in->pids[i] > 0 && is_our_rank(in->pids[i], spec) && kill((pid_t)in->pids[i], SIGKILL) == 0)
             n++;
     return n;
 }
@@ -312,6 +321,7 @@ typedef struct running {
     int slot;              /* {slot}: the server it runs on (0 without {slot}) */
     pid_t pid;
     char res[1200], log[1200];
+    char spec[320];        /* --report: where its ranks report, with the launch's token */
     unsigned start_ms;     /* no rank by then: stuck */
     unsigned quick_ms;     /* no rank by then and the launcher has spoken: stuck (0: none) */
     unsigned exit_ms;      /* every rank ended: the launcher returns by then, or is stuck */
@@ -330,18 +340,23 @@ static bool launch_begin(const pcf_opts *o, const launch *L, const char *self, r
     launch_outcome *out = &rn->out;
     memset(out, 0, sizeof *out);
     out->how = L_FAILED;
-    char *cmd = expand(o->launch, L->np, rn->slot);
+    char *cmd = expand(o->launch, L->np, o->nodes > 0 ? o->nodes : 1, rn->slot);
     if (!cmd)
         return false;
     size_t len = strlen(cmd), cap = len + 1;
     shquote(&cmd, &len, &cap, self);
-    const char *fixed[] = { "server", "--child", "--results", rn->res };
+    char td[1100];
+    if (o->json_dir)
+        snprintf(td, sizeof td, "%s/traces", o->json_dir);
+    if (pcf_relay_add(rn->spec, sizeof rn->spec, rn->res, o->json_dir ? td : NULL) != 0) {
+        free(cmd);
+        return false;
+    }
+    const char *fixed[] = { "server", "--child" };
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         shquote(&cmd, &len, &cap, fixed[i]);
-    char num[320];
-    char spec[256];
-    pcf_parent_spec(spec, sizeof spec);
-    snprintf(num, sizeof num, "--parent=%s", spec);
+    char num[400];
+    snprintf(num, sizeof num, "--report=%s", rn->spec);
     shquote(&cmd, &len, &cap, num);
     snprintf(num, sizeof num, "--pmi=%d", L->pmi);
     shquote(&cmd, &len, &cap, num);
@@ -365,13 +380,13 @@ static bool launch_begin(const pcf_opts *o, const launch *L, const char *self, r
     if (o->verbose)
         fprintf(stderr, "pmi2-conform: launch: %s\n", cmd); /* verbose: no progress line */
 
-    remove(rn->res);
     static unsigned serial;
     pcf_strays_tag(rn->tag, sizeof rn->tag, ++serial);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
         free(cmd);
+        pcf_relay_drop(rn->spec);
         return false;
     }
     if (pid == 0) {
@@ -451,7 +466,7 @@ static bool launch_step(const pcf_opts *o, const launch *L, running *rn, uint64_
     }
     if (out->info.alive && !rn->ended_at && now - rn->last_check >= 50000) {
         rn->last_check = now;
-        if (ranks_ended(&out->info, rn->res))
+        if (ranks_ended(&out->info, rn->spec))
             rn->ended_at = now;
     }
     if (w == rn->pid) {
@@ -511,10 +526,11 @@ static void launch_finish(const pcf_opts *o, running *rn, pcf_results *rs)
     launch_outcome *out = &rn->out;
     if (o->verbose)
         show_log(rn);
+    pcf_relay_drop(rn->spec); /* what the ranks sent, then the ranks left (any host) exit */
     pcf_resfile_read(rn->res, rs, &out->info);
     if (out->info.alive && !out->start_us)
         out->start_us = 1;
-    kill_ranks(&out->info, rn->res);
+    kill_ranks(&out->info, rn->spec);
     pcf_strays_reap(rn->tag);
 }
 
@@ -562,7 +578,7 @@ static pid_t recover_start(const pcf_opts *o, int slot)
 {
     if (!o->recover)
         return -1;
-    char *cmd = expand(o->recover, 0, slot);
+    char *cmd = expand(o->recover, 0, o->nodes > 0 ? o->nodes : 1, slot);
     if (!cmd)
         return -1;
     pcf_notice(o, "recovering the server: %s", cmd);
@@ -1105,7 +1121,7 @@ static void finished(orch *S, running *rn)
     if (in->open_id[0] && !alone) {
         const pcf_entry *e = pcf_case_find(in->open_id);
         pcf_obs ob;
-        const char *oc = killed ? "no-answer" : "job-killed";
+        const char *oc = killed ? "no-answer" : job_end_outcome(e->c, st);
         pcf_grade(e->c, oc, o->strict, &ob);
         char why[1600];
         int w;
@@ -1431,6 +1447,16 @@ int pcf_run_orchestrated(const pcf_opts *o)
     if (!mkdtemp(dir)) {
         pcf_notice(o, "mkdtemp: %s", strerror(errno));
         return PCF_EXIT_USAGE;
+    }
+    if (pcf_relay_open(o->report_addr) != 0) {
+        remove_run_dir(dir);
+        return PCF_EXIT_USAGE;
+    }
+    if (o->json_dir) { /* the ranks' traces arrive here, from any host */
+        char td[1100];
+        mkdir(o->json_dir, 0777);
+        snprintf(td, sizeof td, "%s/traces", o->json_dir);
+        mkdir(td, 0777);
     }
     char selfbuf[1024];
     const char *self = self_path(o->argv0, selfbuf, sizeof selfbuf);

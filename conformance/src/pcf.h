@@ -91,6 +91,10 @@ typedef struct pcf_case {
     const char *desc;     /* one line */
     const char *clause;   /* SPEC.md clause id */
     const char *expected; /* the behaviour that passes, one line */
+    /* What the case does, for `pmi2-conform explain`: one step per line
+     * ("\n" between), as a server author reads it on the wire.  NULL: not
+     * written yet (explain then shows desc and expected). */
+    const char *steps;
     unsigned flags;       /* pcf_case_flags */
     int min_ranks;        /* 0/1: any job size */
     unsigned timeout_ms;  /* 0: the run's --timeout */

@@ -17,6 +17,8 @@ typedef struct pcf_merged {
     bool have;
 } pcf_merged;
 void pcf_merge_traces(const pcf_results *rs, const pcf_case *c, pcf_merged *m);
+/* ... each rank's whole session: its start-up, then the case (reproducers). */
+void pcf_merge_sessions(const pcf_results *rs, const pcf_case *c, pcf_merged *m);
 const char *pcf_ev_name(const pmt_event *e); /* "C>S", "eof", ... */
 /* The clause an outcome was graded under, else the case's. */
 const pcf_clause *pcf_grading_clause(const pcf_result *r);
@@ -44,6 +46,10 @@ void pcf_report_console(pcf_results *rs, const pcf_opts *o, FILE *f);
 void pcf_report_tap(const pcf_results *rs, const pcf_opts *o, FILE *f);
 int pcf_report_junit(const pcf_results *rs, const pcf_opts *o, const char *path);
 int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o);
+/* A case that did not pass: its reproducer in JSON_DIR/repro/<safe>/
+ * (repro.c); rel gets "repro/<safe>".  0, or -1. */
+int pcf_repro_write(const pcf_results *rs, const pcf_opts *o, const pcf_result *r, char *rel,
+                    size_t reln);
 int pcf_report_html(pcf_results *rs, const pcf_opts *o, const char *path);
 
 #endif

@@ -11,11 +11,25 @@ static int cmp_ev(const void *a, const void *b)
     const pmt_event *x = a, *y = b;
     if (x->usec != y->usec)
         return x->usec < y->usec ? -1 : 1;
-    return strcmp(x->conn, y->conn);
+    int c = strcmp(x->conn, y->conn);
+    if (c)
+        return c;
+    return x->line < y->line ? -1 : x->line > y->line; /* one rank's file: its order */
 }
 
-/* Join the per-rank traces of a case's first run into one trace. */
-void pcf_merge_traces(const pcf_results *rs, const pcf_case *c, pcf_merged *m)
+static void add_from(pcf_merged *m, const pmt_trace *one, size_t from)
+{
+    for (size_t i = from; i < one->nevents; i++) {
+        const pmt_event *ev = &one->events[i];
+        if (pmt_add_event(&m->t, ev->kind, ev->usec, ev->conn, ev->side, ev->data, ev->len) == 0)
+            m->t.events[m->t.nevents - 1].line = ev->line; /* the sort's tie-break */
+    }
+}
+
+/* Join the per-rank traces of a case's first run into one trace; without
+ * the start-up, each rank's events begin at its "case ..." note.  Times
+ * start at 0. */
+static void merge(const pcf_results *rs, const pcf_case *c, bool startup, pcf_merged *m)
 {
     pmt_trace_init(&m->t);
     m->have = false;
@@ -33,8 +47,13 @@ void pcf_merge_traces(const pcf_results *rs, const pcf_case *c, pcf_merged *m)
     pmt_add_source(&m->t, src);
     pmt_add_meta(&m->t, "case", c->id);
     struct dirent *de;
+    char job[160] = "";
+    int ranks = 0;
+    bool seen[256] = { false };
     while ((de = readdir(d))) {
-        if (strncmp(de->d_name, prefix, strlen(prefix)) != 0)
+        size_t nl = strlen(de->d_name);
+        if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 || nl < 6 ||
+            strcmp(de->d_name + nl - 6, ".trace") != 0)
             continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", rs->tracedir, de->d_name);
@@ -42,16 +61,58 @@ void pcf_merge_traces(const pcf_results *rs, const pcf_case *c, pcf_merged *m)
         pmt_error e;
         if (pmt_read_file(path, &one, &e) != 0)
             continue;
-        for (size_t i = 0; i < one.nevents; i++) {
-            pmt_event *ev = &one.events[i];
-            pmt_add_event(&m->t, ev->kind, ev->usec, ev->conn, ev->side, ev->data, ev->len);
+        const pmt_header *h = pmt_find_header(&one, PMT_H_META, "job");
+        if (h && !job[0])
+            snprintf(job, sizeof job, "%s", h->value);
+        h = pmt_find_header(&one, PMT_H_META, "ranks");
+        if (h && atoi(h->value) > ranks)
+            ranks = atoi(h->value);
+        const char *rk = de->d_name + strlen(prefix);
+        if (atoi(rk) >= 0 && atoi(rk) < 256)
+            seen[atoi(rk)] = true;
+        size_t from = 0;
+        if (!startup) {
+            from = one.nevents; /* no case note: nothing of the case */
+            for (size_t i = 0; i < one.nevents; i++)
+                if (one.events[i].kind == PMT_EV_NOTE && !strncmp(one.events[i].data, "case ", 5)) {
+                    from = i;
+                    break;
+                }
         }
+        add_from(m, &one, from);
         pmt_trace_free(&one);
         m->have = true;
     }
     closedir(d);
+    /* the ranks that took no part in the case: their start-up (the job
+     * needs every rank to start) */
+    for (int k = 0; startup && job[0] && k < ranks && k < 256; k++) {
+        if (seen[k])
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/startup.%s.r%d.trace", rs->tracedir, job, k);
+        pmt_trace one;
+        pmt_error e;
+        if (pmt_read_file(path, &one, &e) != 0)
+            continue;
+        add_from(m, &one, 0);
+        pmt_trace_free(&one);
+    }
     if (m->t.nevents > 1)
         qsort(m->t.events, m->t.nevents, sizeof *m->t.events, cmp_ev);
+    uint64_t t0 = m->t.nevents ? m->t.events[0].usec : 0;
+    for (size_t i = 0; i < m->t.nevents; i++)
+        m->t.events[i].usec -= t0;
+}
+
+void pcf_merge_traces(const pcf_results *rs, const pcf_case *c, pcf_merged *m)
+{
+    merge(rs, c, false, m);
+}
+
+void pcf_merge_sessions(const pcf_results *rs, const pcf_case *c, pcf_merged *m)
+{
+    merge(rs, c, true, m);
 }
 
 const char *pcf_ev_name(const pmt_event *e)

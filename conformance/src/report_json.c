@@ -33,6 +33,11 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
         pcf_safe_name(c->id, safe, sizeof safe);
         pcf_merged m;
         pcf_merge_traces(rs, c, &m);
+        /* a case that did not pass (and ran) is a bug report */
+        char repro[200] = "";
+        if ((r->verdict != PCF_PASS && r->verdict != PCF_SKIPPED) &&
+            pcf_repro_write(rs, o, r, repro, sizeof repro) != 0)
+            repro[0] = 0;
         if (m.have) {
             snprintf(path, sizeof path, "%s/%s.trace", o->json_dir, safe);
             FILE *tf = fopen(path, "w");
@@ -89,6 +94,11 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
         } else {
             fprintf(f, "null");
         }
+        fprintf(f, ",\n  \"repro\": ");
+        if (repro[0])
+            pcf_json_cstr(f, repro);
+        else
+            fprintf(f, "null");
         fprintf(f, ",\n  \"transcript\": ");
         json_transcript(f, &m);
         fprintf(f, "\n}\n");
@@ -134,6 +144,8 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
         pcf_json_cstr(f, r->e->c->clause);
         fprintf(f, ", \"duration_ms\": %.3f, \"report\": \"%s.json\"", (double)r->usec / 1e3,
                 safe);
+        if (r->verdict != PCF_PASS && r->verdict != PCF_SKIPPED)
+            fprintf(f, ", \"repro\": \"repro/%s\"", safe);
         if (o->baseline) {
             fprintf(f, ", \"deviation\": %s", r->deviation ? "true" : "false");
             if (r->baseline_listed) /* a deviation's old -> new */

@@ -94,9 +94,8 @@ void pcf_results_free(pcf_results *rs)
  *   skip <id> <why>
  */
 
-static void put_esc(FILE *f, const char *s)
+void pcf_put_escaped(FILE *f, const char *s, size_t n)
 {
-    size_t n = strlen(s);
     size_t need = pmt_escaped_len(s, n) + 1;
     char *b = malloc(need);
     if (!b)
@@ -129,14 +128,14 @@ int pcf_resfile_result(FILE *f, const char *id, int iter, int verdict, const cha
 {
     fprintf(f, "result\t%s\t%d\t%s\t%s\t%s\t%llu\t", id, iter, pcf_verdict_name(verdict), outcome,
             clause, (unsigned long long)usec);
-    put_esc(f, actual ? actual : "");
+    pcf_put_escaped(f, actual ? actual : "", actual ? strlen(actual) : 0);
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
 int pcf_resfile_skip(FILE *f, const char *id, const char *why)
 {
     fprintf(f, "skip\t%s\t", id);
-    put_esc(f, why);
+    pcf_put_escaped(f, why, strlen(why));
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
@@ -148,11 +147,11 @@ int pcf_resfile_alive(FILE *f, int rank, long pid)
 int pcf_resfile_lost(FILE *f, const char *after_id, const char *why)
 {
     fprintf(f, "lost\t%s\t", after_id);
-    put_esc(f, why);
+    pcf_put_escaped(f, why, strlen(why));
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
-static char *unesc(const char *s)
+char *pcf_unescape(const char *s)
 {
     size_t n = strlen(s), ol = 0, ep;
     char *o = malloc(n + 1);
@@ -166,10 +165,51 @@ static char *unesc(const char *s)
     return o;
 }
 
+/* The case runs ("id", iteration) that have a result line so far. */
+typedef struct graded_set {
+    char **ids;
+    int *iters;
+    size_t n;
+} graded_set;
+
+static bool graded_has(const graded_set *g, const char *id, int iter)
+{
+    for (size_t i = g->n; i-- > 0;)
+        if (g->iters[i] == iter && strcmp(g->ids[i], id) == 0)
+            return true;
+    return false;
+}
+
+static void graded_add(graded_set *g, const char *id, int iter)
+{
+    char **ni = realloc(g->ids, (g->n + 1) * sizeof *ni);
+    if (ni)
+        g->ids = ni;
+    int *nt = realloc(g->iters, (g->n + 1) * sizeof *nt);
+    if (nt)
+        g->iters = nt;
+    char *d = strdup(id);
+    if (!ni || !nt || !d) {
+        free(d);
+        return;
+    }
+    g->ids[g->n] = d;
+    g->iters[g->n++] = iter;
+}
+
+static void graded_free(graded_set *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        free(g->ids[i]);
+    free(g->ids);
+    free(g->iters);
+}
+
 int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
 {
     memset(in, 0, sizeof *in);
     int open_iter = -1;
+    graded_set graded = { 0 };
     FILE *f = fopen(path, "r");
     if (!f)
         return errno == ENOENT ? 0 : -1;
@@ -204,7 +244,7 @@ int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
         if (strcmp(fld[0], "lost") == 0 && nf >= 3) {
             in->lost = true;
             snprintf(in->lost_after, sizeof in->lost_after, "%s", fld[1]);
-            char *a = unesc(fld[2]);
+            char *a = pcf_unescape(fld[2]);
             snprintf(in->lost_why, sizeof in->lost_why, "%s", a ? a : "");
             free(a);
             continue;
@@ -215,6 +255,11 @@ int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
         if (!e)
             continue; /* a newer child than this parent: ignore what it cannot name */
         if (strcmp(fld[0], "start") == 0) {
+            /* Each rank reports on its own connection (relay.c), so a rank's
+             * "start" may land after rank 0's result for that case: a case
+             * run that has its result is not reopened. */
+            if (graded_has(&graded, fld[1], nf >= 3 ? atoi(fld[2]) : 0))
+                continue;
             /* the latest case any rank began: when one rank starts case B,
              * every rank has passed the exchange that closed the case before */
             snprintf(in->open_id, sizeof in->open_id, "%s", fld[1]);
@@ -225,16 +270,17 @@ int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
             if (v < 0)
                 continue;
             if (rs) {
-                char *a = unesc(fld[7]);
+                char *a = pcf_unescape(fld[7]);
                 pcf_result_add_run(pcf_results_get(rs, e), v, fld[4], fld[5], a,
                                    strtoull(fld[6], NULL, 10));
                 free(a);
             }
+            graded_add(&graded, fld[1], atoi(fld[2]));
             if (strcmp(in->open_id, fld[1]) == 0 && atoi(fld[2]) == open_iter)
                 in->open_id[0] = 0;
         } else if (strcmp(fld[0], "skip") == 0 && nf >= 3) {
             if (rs) {
-                char *a = unesc(fld[2]);
+                char *a = pcf_unescape(fld[2]);
                 pcf_result_skip(pcf_results_get(rs, e), a);
                 free(a);
             }
@@ -242,6 +288,7 @@ int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
     }
     free(line);
     fclose(f);
+    graded_free(&graded);
     return 0;
 }
 

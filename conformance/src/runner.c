@@ -57,8 +57,115 @@ static void let_launcher_forward(void)
     if (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
         poll(NULL, 0, 500);
 }
+/* This rank's PMI start-up (handshake), kept for every case trace: a
+ * reproducer replays a session from its first byte. */
+static pws_event *startup_ev;
+static size_t startup_n;
+
+static void add_events(pmt_trace *t, const char *conn, const pws_event *ev, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        /* monotonic time shared by the ranks of one host: the merge orders
+         * them and keeps a late rank late */
+        uint64_t us = ev[i].usec + pws_epoch_usec();
+        switch (ev[i].kind) {
+        case PWS_EV_SENT:
+            pmt_add_event(t, PMT_EV_DATA, us, conn, PMT_CLIENT, ev[i].data, ev[i].len);
+            break;
+        case PWS_EV_RECV:
+            pmt_add_event(t, PMT_EV_DATA, us, conn, PMT_SERVER, ev[i].data, ev[i].len);
+            break;
+        case PWS_EV_EOF:
+            pmt_add_event(t, PMT_EV_EOF, us, conn, PMT_SERVER, NULL, 0);
+            break;
+        case PWS_EV_CLOSE:
+            pmt_add_event(t, PMT_EV_CLOSE, us, conn, PMT_CLIENT, NULL, 0);
+            break;
+        case PWS_EV_TIMEOUT:
+            pmt_add_event(t, PMT_EV_TIMEOUT, us, conn, PMT_CLIENT, NULL, 0);
+            break;
+        case PWS_EV_NOTE:
+            pmt_add_event(t, PMT_EV_NOTE, us, conn, PMT_CLIENT, ev[i].data, ev[i].len);
+            break;
+        }
+    }
+}
+
+/* DIR/NAME (path): sent over the report channel by a rank of an
+ * orchestrated run, whose orchestrator's directory may be on another host,
+ * else written here whole and renamed in, so that a rank killed mid-write
+ * leaves the last whole one. */
+static void store_trace(const pcf_ctx *c, const char *dir, const char *path, const pmt_trace *t)
+{
+    if (c->o->child && c->o->report) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&text, &len);
+        if (m) {
+            pmt_write(m, t, NULL, NULL);
+            fclose(m);
+            pcf_report_trace(path + strlen(dir) + 1, text, len);
+        }
+        free(text);
+        return;
+    }
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (f) {
+        if (pmt_write(f, t, NULL, NULL) == 0 && fclose(f) == 0)
+            rename(tmp, path);
+        else
+            unlink(tmp);
+    }
+}
+
+/* The launch a trace belongs to: its job id (kvsname for PMI-1), as a
+ * file name part. */
+static void job_name(const pcf_ctx *c, char *out, size_t n)
+{
+    pcf_safe_name(c->jobid[0] ? c->jobid : c->kvsname[0] ? c->kvsname : "job", out, n);
+}
+
+static void trace_headers(const pcf_ctx *c, pmt_trace *t, const char *id)
+{
+    char src[200], b[160];
+    snprintf(src, sizeof src, "pmi2-conform %s, %s %s, rank %d (client side: the harness)",
+             PCF_TOOL_VERSION, id ? "case" : "start-up", id ? id : "only", c->rank);
+    pmt_add_source(t, src);
+    if (id)
+        pmt_add_meta(t, "case", id);
+    job_name(c, b, sizeof b);
+    pmt_add_meta(t, "job", b);
+    snprintf(b, sizeof b, "%d", c->size);
+    pmt_add_meta(t, "ranks", b);
+}
+
+/* DIR/startup.<job>.r<rank>.trace: this rank's start-up alone, for the
+ * reproducers of cases this rank took no part in (every rank of a job
+ * starts up, or the job does not run). */
+static void write_startup(const pcf_ctx *c, const char *dir)
+{
+    static bool written;
+    if (!dir || !startup_n || written)
+        return;
+    written = true;
+    char job[160], path[1024], conn[16];
+    job_name(c, job, sizeof job);
+    snprintf(path, sizeof path, "%s/startup.%s.r%d.trace", dir, job, c->rank);
+    snprintf(conn, sizeof conn, "r%d", c->rank);
+    pmt_trace t;
+    pmt_trace_init(&t);
+    trace_headers(c, &t, NULL);
+    add_events(&t, conn, startup_ev, startup_n);
+    store_trace(c, dir, path, &t);
+    pmt_trace_free(&t);
+}
+
+/* DIR/<safe>.i<iter>.r<rank>.trace: the start-up, then the case's events
+ * from its "case ..." note on. */
 static void write_trace(const pcf_ctx *c, const char *dir, const char *id, int iter,
-                        pws_event *ev, size_t n, uint64_t t0)
+                        const pws_event *ev, size_t n)
 {
     if (!dir)
         return;
@@ -68,40 +175,36 @@ static void write_trace(const pcf_ctx *c, const char *dir, const char *id, int i
     snprintf(conn, sizeof conn, "r%d", c->rank);
     pmt_trace t;
     pmt_trace_init(&t);
-    char src[200];
-    snprintf(src, sizeof src, "pmi2-conform %s, case %s, rank %d (client side: the harness)",
-             PCF_TOOL_VERSION, id, c->rank);
-    pmt_add_source(&t, src);
-    pmt_add_meta(&t, "case", id);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t us = ev[i].usec + pws_epoch_usec() > t0 ? ev[i].usec + pws_epoch_usec() - t0 : 0;
-        switch (ev[i].kind) {
-        case PWS_EV_SENT:
-            pmt_add_event(&t, PMT_EV_DATA, us, conn, PMT_CLIENT, ev[i].data, ev[i].len);
-            break;
-        case PWS_EV_RECV:
-            pmt_add_event(&t, PMT_EV_DATA, us, conn, PMT_SERVER, ev[i].data, ev[i].len);
-            break;
-        case PWS_EV_EOF:
-            pmt_add_event(&t, PMT_EV_EOF, us, conn, PMT_SERVER, NULL, 0);
-            break;
-        case PWS_EV_CLOSE:
-            pmt_add_event(&t, PMT_EV_CLOSE, us, conn, PMT_CLIENT, NULL, 0);
-            break;
-        case PWS_EV_TIMEOUT:
-            pmt_add_event(&t, PMT_EV_TIMEOUT, us, conn, PMT_CLIENT, NULL, 0);
-            break;
-        case PWS_EV_NOTE:
-            pmt_add_event(&t, PMT_EV_NOTE, us, conn, PMT_CLIENT, ev[i].data, ev[i].len);
-            break;
-        }
-    }
-    FILE *f = fopen(path, "w");
-    if (f) {
-        pmt_write(f, &t, NULL, NULL);
-        fclose(f);
-    }
+    trace_headers(c, &t, id);
+    add_events(&t, conn, startup_ev, startup_n);
+    add_events(&t, conn, ev, n);
+    store_trace(c, dir, path, &t);
     pmt_trace_free(&t);
+}
+
+/* A case that may end the job: its trace is saved after every write, since
+ * the server may kill this rank before the case returns. */
+typedef struct live_trace {
+    const pcf_ctx *c;
+    const char *dir, *id;
+    int iter;
+} live_trace;
+
+static void save_live(pws_session *s, const pws_event *ev, bool before, void *arg)
+{
+    if (!before && ev->kind != PWS_EV_EOF)
+        return;
+    const live_trace *lt = arg;
+    size_t n;
+    const pws_event *all = pws_transcript(s, &n);
+    pws_event *with = malloc((n + 1) * sizeof *with);
+    if (!with)
+        return;
+    memcpy(with, all, n * sizeof *with);
+    if (before) /* the bytes about to go out, which may end this process */
+        with[n++] = *ev;
+    write_trace(lt->c, lt->dir, lt->id, lt->iter, with, n);
+    free(with);
 }
 
 static void discard_transcript(pcf_ctx *c)
@@ -193,14 +296,18 @@ static void run_case_local(pcf_ctx *c, const pcf_entry *e, int idx, int iter, co
     discard_transcript(c);
     uint64_t t0 = pws_now_usec();
     pcf_ctx_begin_case(c, e->c, tag, tmo);
+    live_trace lt = { c, tdir, e->c->id, iter };
+    if (c->s && tdir && (e->c->flags & PCF_DESTRUCTIVE))
+        pws_set_observer(c->s, save_live, &lt);
     if (c->s)
         pws_note(c->s, "case %s (rank %d of %d)", e->c->id, c->rank, c->size);
     e->c->run(c);
     *usec = pws_now_usec() - t0;
     if (c->s) {
+        pws_set_observer(c->s, NULL, NULL);
         size_t n;
         pws_event *ev = pws_transcript_take(c->s, &n);
-        write_trace(c, tdir, e->c->id, iter, ev, n, t0);
+        write_trace(c, tdir, e->c->id, iter, ev, n);
         pws_events_free(ev, n);
     }
 }
@@ -298,6 +405,8 @@ static int side_connect(const char *addr, unsigned timeout_ms)
 
 static const char *tdir_make(const pcf_opts *o, char *buf, size_t n)
 {
+    if (o->json_dir && o->child) /* traces go over the report channel */
+        return snprintf(buf, n, "%s/traces", o->json_dir), buf;
     if (o->json_dir) {
         mkdir(o->json_dir, 0777);
         snprintf(buf, n, "%s/traces", o->json_dir);
@@ -317,16 +426,12 @@ static void report_and_free(pcf_results *rs, const pcf_opts *o, int *code)
     pcf_results_free(rs);
 }
 
-/* Wait until rank 0 wrote "done" to the launch's results file (at most ms). */
-static void await_done(const char *path, unsigned ms)
+/* Wait until the orchestrator passed on rank 0's "done" (at most ms). */
+static void await_done(unsigned ms)
 {
     uint64_t dl = pws_deadline_ms(ms);
-    while (pws_now_usec() < dl) {
-        pcf_resinfo in;
-        if (pcf_resfile_read(path, NULL, &in) == 0 && in.done)
-            return;
+    while (pws_now_usec() < dl && !pcf_report_done_seen())
         poll(NULL, 0, 20);
-    }
 }
 
 /* Rank 0: case `it` is not run, for a need the start-up found absent
@@ -359,16 +464,12 @@ static void grade_absent(pcf_results *rs, const plan_item *it, const pcf_probed 
 int pcf_run_job(const pcf_opts *o)
 {
     signal(SIGPIPE, SIG_IGN);
-    if (o->child) {
-        pcf_watch_parent(o->parent);
-        if (o->results_file) { /* the parent learns that this rank started, and its pid */
-            FILE *af = fopen(o->results_file, "a");
-            if (af) {
-                const char *r = getenv("PMI_RANK");
-                pcf_resfile_alive(af, r && *r ? atoi(r) : -1, (long)getpid());
-                fclose(af);
-            }
-        }
+    /* a child's one stream to the orchestrator (NULL run as the job) */
+    FILE *chan = o->child ? pcf_report_stream(o->report) : NULL;
+    if (chan) { /* the parent learns that this rank started, and its pid */
+        const char *r = getenv("PMI_RANK");
+        pcf_resfile_alive(chan, r && *r ? atoi(r) : -1, (long)getpid());
+        fflush(chan);
     }
     pcf_ctx c = { .pmi = o->pmi, .o = o };
     /* the start-up exchange gets the case deadline, and at least HS_MIN_MS
@@ -376,6 +477,17 @@ int pcf_run_job(const pcf_opts *o)
     unsigned hs_ms = o->timeout_ms > HS_MIN_MS ? o->timeout_ms : HS_MIN_MS;
     bool hs_ok = pcf_ctl_handshake(&c, hs_ms) == 0;
     bool rank0 = c.rank == 0;
+    if (hs_ok && c.s)
+        startup_ev = pws_transcript_take(c.s, &startup_n);
+    if (hs_ok && o->json_dir) {
+        /* now: a case of the first ranks to start may end the job before
+         * the slower ones learn the trace directory from rank 0 */
+        char sdir[600];
+        snprintf(sdir, sizeof sdir, "%s/traces", o->json_dir);
+        mkdir(o->json_dir, 0777);
+        mkdir(sdir, 0777);
+        write_startup(&c, sdir);
+    }
 
     size_t nall;
     const pcf_entry *all = pcf_cases(&nall);
@@ -399,35 +511,27 @@ int pcf_run_job(const pcf_opts *o)
     }
     pcf_results rs = { 0 };
     snprintf(rs.target, sizeof rs.target, "run as the job (PMI-%d, %d ranks)", o->pmi, c.size);
-    FILE *resf = NULL;
-    if (rank0 && o->results_file) {
-        resf = fopen(o->results_file, "a");
-        if (!resf)
-            fprintf(stderr, "pmi2-conform: %s: %s\n", o->results_file, strerror(errno));
-    }
+    FILE *resf = rank0 ? chan : NULL;
     uint64_t t_start = pws_now_usec();
     int code = PCF_EXIT_USAGE;
 
     if (!hs_ok) {
         /* No usable session: grade the handshake locally, report the rest. */
         fprintf(stderr, "pmi2-conform: rank %d: PMI start-up failed: %s\n", c.rank, c.hs.error);
-        if (o->child && o->results_file && !rank0 && !c.hs.refused) {
+        if (chan && !rank0 && !c.hs.refused) {
             /* every rank says why: rank 0 may not live to (a launcher may end
              * the job as soon as one rank exits) */
-            FILE *lf = fopen(o->results_file, "a");
-            if (lf) {
-                char why[400];
-                snprintf(why, sizeof why, "the harness's PMI-%d start-up failed: %s", o->pmi,
-                         c.hs.error);
-                pcf_resfile_lost(lf, "-", why);
-                fclose(lf);
-            }
+            char why[400];
+            snprintf(why, sizeof why, "the harness's PMI-%d start-up failed: %s", o->pmi,
+                     c.hs.error);
+            pcf_resfile_lost(chan, "-", why);
+            fflush(chan);
         }
         if (!rank0 && c.hs.env_rank > 0) {
             /* a launcher may end the job as this rank exits: after a
              * refusal, rank 0 is grading, not lost; let it finish */
-            if (c.hs.refused && o->child && o->results_file)
-                await_done(o->results_file, hs_ms);
+            if (c.hs.refused && chan)
+                await_done(hs_ms);
             free(plan);
             return PCF_EXIT_USAGE;
         }
@@ -469,7 +573,7 @@ int pcf_run_job(const pcf_opts *o)
                 pcf_resfile_done(resf);
             else
                 pcf_resfile_lost(resf, "-", why);
-            fclose(resf);
+            fflush(resf);
         }
         report_and_free(&rs, o, &code);
         free(plan);
@@ -481,12 +585,7 @@ int pcf_run_job(const pcf_opts *o)
      * may begin a case while rank 0 is still reading the exchange that
      * closed the previous one, and if that rank's case ends the job the
      * case must be on record (see pcf_resfile_start). */
-    FILE *startf = resf;
-    if (!rank0 && o->child && o->results_file) {
-        startf = fopen(o->results_file, "a");
-        if (startf)
-            setvbuf(startf, NULL, _IOFBF, 4096); /* one write() per fflush */
-    }
+    FILE *startf = chan;
 
     /* Start-up exchange: rank 0 hands out the trace directory. */
     char tbuf[512] = "";
@@ -522,6 +621,8 @@ int pcf_run_job(const pcf_opts *o)
         snprintf(tbuf, sizeof tbuf, "%s", vals[0] + hoff);
         tdir = tbuf;
     }
+    if (!lost)
+        write_startup(&c, tdir);
     bool charged = false;
     for (size_t i = 0; i < np && !lost; i++) {
         unsigned miss = plan[i].skip ? 0 : plan[i].e->c->needs & absent;
@@ -878,10 +979,9 @@ int pcf_run_job(const pcf_opts *o)
          * the grading, so the launcher's status is no verdict). */
         if (finalized)
             pcf_resfile_done(resf);
-        fclose(resf);
     }
-    if (startf && startf != resf)
-        fclose(startf);
+    if (chan)
+        fflush(chan); /* closed at exit: the orchestrator reads it to the end */
     if (vfd) { /* now the victims may go */
         for (int r = 0; r < c.size; r++)
             if (vfd[r] >= 0) {

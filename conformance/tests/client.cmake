@@ -74,3 +74,28 @@ pmc_add_test(NAME conformance.client.mutant.caught
         sh $<TARGET_FILE:pcf-mutant-client> $<TARGET_FILE:pmi2-conform> $<TARGET_FILE:pmi2-driver>
         "${CMAKE_CURRENT_BINARY_DIR}/mutant-caught.out"
     LABELS integration TIMEOUT 120)
+
+# drivers.mk tells pmi2.h's ABI from the header itself: a third header with
+# Slurm's ABI and none of its macros (tests/abi/pmi2.h) compiles the driver
+# unchanged as struct MPID_Info, this project's as PMI2_keyval_t.  (CMake's
+# own probe is proved by the target pmi2-driver-abi-probe.)
+pmc_add_test(NAME conformance.client.driver-abi-make
+    COMMAND sh "${CMAKE_CURRENT_SOURCE_DIR}/driver-abi.sh" "${CMAKE_CURRENT_BINARY_DIR}/driver-abi"
+        "${CMAKE_CURRENT_SOURCE_DIR}/../drivers/drivers.mk" "${CMAKE_C_COMPILER}"
+        "${CMAKE_CURRENT_SOURCE_DIR}/abi" "${PROJECT_SOURCE_DIR}/client/include"
+    LABELS unit TIMEOUT 120)
+
+# The program runs with default signal dispositions and nothing blocked
+# (a client that dies of SIGPIPE must be seen to die: ERR-20).
+pmc_add_test(NAME conformance.client.default-signals
+    COMMAND sh "${CMAKE_CURRENT_SOURCE_DIR}/default-signals.sh" $<TARGET_FILE:pmi2-conform>
+        $<TARGET_FILE:pmi1-driver> "${CMAKE_CURRENT_BINARY_DIR}/default-signals"
+    LABELS integration TIMEOUT 60)
+
+# A PMI-2 API driver over the PMI-1 wire (Flux's libpmi2 does this): the
+# PMI-1 API's driver cases are SKIPPED with the reason, not graded as a
+# missing "pcf PMI_KVS_Get" line.  (pmi1-driver posing as a PMI-2 API driver.)
+pmc_add_test(NAME conformance.client.api-mismatch
+    COMMAND sh -c "\"$1\" client -v --timeout 10 client/pmi1/get client/pmi1/kvsname -- sh -c '\"$0\" | sed s/api=pmi1/api=pmi2/' \"$2\" > \"$3\" 2>&1; grep -Eq '^ *SKIPPED +client/pmi1/get .*PMI-2 API driver' \"$3\" && grep -Eq '^ *PASS +client/pmi1/kvsname ' \"$3\""
+        sh $<TARGET_FILE:pmi2-conform> $<TARGET_FILE:pmi1-driver> "${CMAKE_CURRENT_BINARY_DIR}/api-mismatch.out"
+    LABELS integration TIMEOUT 60)

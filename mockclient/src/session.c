@@ -29,6 +29,8 @@ struct pws_session {
     bool eof;      /* the peer's end of stream was read */
     bool finished; /* pmc_decoder_finish was called after eof */
     int err_no;
+    pws_observer_fn observer;
+    void *observer_arg;
 };
 
 static uint64_t epoch;
@@ -97,6 +99,14 @@ static void record(pws_session *s, pws_ev_kind kind, const void *data, size_t le
         e->len = len;
     }
     s->nev++;
+    if (s->observer)
+        s->observer(s, e, false, s->observer_arg);
+}
+
+void pws_set_observer(pws_session *s, pws_observer_fn fn, void *arg)
+{
+    s->observer = fn;
+    s->observer_arg = arg;
 }
 
 void pws_note(pws_session *s, const char *fmt, ...)
@@ -409,6 +419,10 @@ static int write_all(pws_session *s, const char *p, size_t len, uint64_t deadlin
     if (s->fd < 0)
         return PWS_CLOSED;
     while (len) {
+        if (s->observer) {
+            pws_event next = { PWS_EV_SENT, pws_now_usec() - pws_epoch_usec(), (char *)p, len };
+            s->observer(s, &next, true, s->observer_arg);
+        }
         /* MSG_NOSIGNAL: a server that closed must not kill the harness with SIGPIPE */
         ssize_t w = send(s->fd, p, len, MSG_NOSIGNAL);
         if (w < 0 && errno == ENOTSOCK)

@@ -323,6 +323,10 @@ int main(int argc, char **argv)
                 cfg.persona);
         return EXIT_USAGE;
     }
+    if (!pmiport_given && !listen_spec && pms_persona_wants_port(cfg.persona)) {
+        pmiport_given = true;
+        lo.mode = LAUNCH_PORT_TCP;
+    }
     if (!listen_spec && optind >= argc) {
         fprintf(stderr, "pmi-mockserver: no program to run (or use --listen)\n");
         usage(stderr);

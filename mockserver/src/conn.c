@@ -4,7 +4,9 @@
  * nothing here blocks, a peer that does not read its replies stops being
  * read (backpressure) and is closed when it stays stuck. */
 #include "internal.h"
+#include "mutants_v1_robust.h"
 #include "mutants_v2.h"
+#include "v1_lenient.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -124,7 +126,7 @@ static void hol_release(pms_server *s)
 static void hol_update(pms_conn *c)
 {
     pms_server *s = c->srv;
-    if (!s->persona->hol_blocking)
+    if (!s->persona->hol_blocking && !pms_mutant_v1r_holds(c))
         return;
     bool partial = !c->dead && !c->deaf && !c->paused && !c->closing && pmc_decoder_pending(c->dec) > 0;
     if (partial && !s->hol) {
@@ -430,6 +432,7 @@ void pms_reply_error(pms_conn *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid,
         pmc_enc_str(e, "reason", reason); /* GROUP-29 */
     pmc_enc_str(e, wire == PMC_WIRE_V2 ? "errmsg" : "msg", text);
     pms_reply_send(c);
+    pms_mutant_v1r_error_sent(c, wire);
 }
 
 /* Never read again, but kept open: what Slurm's agent does with a task it
@@ -484,7 +487,11 @@ static void decode_error(pms_conn *c, const pmc_error *e)
     char b[320];
     pmc_error_format(e, b, sizeof b);
     pms_observe_decode_error(c, e);
-    if (pms_mutant_v2_decode_error(c, e))
+    if (pms_mutant_v2_decode_error(c, e) || pms_mutant_v1r_decode_error(c, e))
+        return;
+    /* C string readers of PMI-1 lines (personas v1_cmd_nul_ends, v1_empty_key_skipped) */
+    if (e->wire != PMC_WIRE_V2 && ((c->srv->persona->v1_cmd_nul_ends && pms_v1_cmd_cut_at_nul(c, e)) ||
+                                   (c->srv->persona->v1_empty_key_skipped && pms_v1_skip_empty_key(c, e))))
         return;
     if (slurm_drop(c, e)) {
         pms_conn_drop_finalize(c, b);
@@ -606,6 +613,11 @@ static void at_eof(pms_conn *c)
         conn_deafen(c, "end of stream (not noticed: the server keeps the connection)");
         return;
     }
+    const char *tail = pms_mutant_v1r_eof_tail(c); /* --mutant: complete what is pending */
+    if (tail && pmc_decoder_pending(c->dec) > 0 && pmc_decoder_feed(c->dec, tail, strlen(tail)) == 0)
+        process(c);
+    if (c->dead)
+        return;
     if (pmc_decoder_finish(c->dec, &e) == PMC_ERR) {
         char b[320];
         pms_observe_decode_error(c, &e);
@@ -713,6 +725,10 @@ void pms_conn_readable(pms_conn *c)
         ssize_t n = conn_recv(c, p, avail, why, sizeof why);
         if (n > 0) {
             trace_data(c, PMT_CLIENT, p, (size_t)n);
+            if (pms_mutant_v1r_read(c, p, (size_t)n, pmc_decoder_pending(c->dec))) {
+                conn_fail(c, "a short read taken for a bad frame"); /* --mutant */
+                return;
+            }
             char tail[5]; /* the read's last bytes: p may move while messages are served */
             size_t tn = (size_t)n < sizeof tail ? (size_t)n : sizeof tail;
             memcpy(tail, (const char *)p + n - tn, tn);

@@ -2,10 +2,14 @@
  * malformed one with a specific error, hand the rest to the handlers. */
 #include "internal.h"
 #include "mutant.h"
+#include "mutants_v1_robust.h"
 #include "mutants_v2.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Slots of the fixed pair table mutant v1-pair-table-crash overruns. */
+enum { V1_PAIR_TABLE = 67 };
 
 /* SPEC RC-6: 1 a failed operation or missing item, 3 a missing or malformed
  * key, 10 an unknown or unparsable command.  Clients must not depend on the
@@ -284,10 +288,15 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
     else if (m->wire == PMC_WIRE_V1 && c->version == 2 && c->srv->persona->bad_len_finalize)
         /* "cmd=ge" where a length field belongs: atoi gives 0 (slurm-pmi2.md §2, §3) */
         pms_conn_drop_finalize(c, "a PMI-1 line on a PMI-2 connection");
+    else if (m->wire == PMC_WIRE_V1 && m->npairs >= V1_PAIR_TABLE &&
+             PMS_MUTANT(c->srv->persona, "v1-pair-table-crash"))
+        abort(); /* ERR-1 broken (mutants_v1.c): a fixed pair table overrun kills the server */
     else if (c->finalized && c->srv->cfg.finalize_linger)
         pms_fault_observe(c, m); /* after finalize: recorded, never answered */
     else if (pms_mutant_v2_request(c, &m))
         ; /* --mutant: answered by the mutant (mutants_v2.c) */
+    else if (pms_mutant_v1r_request(c, m))
+        ; /* --mutant: served by a PMI-1 robustness mutant (mutants_v1_robust.c) */
     else if (pms_fault_request(c, m))
         ; /* observed; a fault answered it instead (faults.c) */
     else if (m->wire == PMC_WIRE_V2 && c->srv->persona->v2_refused)
@@ -311,6 +320,7 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
     if (c->job && c->rank >= 0)
         c->job->ranks[c->rank].spoke = true;
     pms_mutant_v2_after(c, m);
+    pms_mutant_v1r_after(c, m);
     free(owned);
     free(owned_joined);
 }

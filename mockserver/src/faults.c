@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 typedef struct fx_fault {
     pms_fault f;  /* strings and data point into owned copies */
@@ -298,6 +299,14 @@ bool pms_fault_request(pms_conn *c, const pmc_msg *m)
             answer_error(c, m, x);
             return true;
         case PMS_FAULT_DROP:
+            if (x->f.after) { /* served and answered, then closed (closing flushes first) */
+                c->closing = true;
+                /* and nothing more is read: on a socketpair the client's next
+                 * write fails (EPIPE) however soon it comes after the answer */
+                if (c->fd >= 0 && !c->tls)
+                    shutdown(c->fd, SHUT_RD);
+                break;
+            }
             pms_conn_close(c, "fault: connection dropped");
             return true;
         case PMS_FAULT_KILL:

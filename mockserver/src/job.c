@@ -156,8 +156,11 @@ static void map_put(char *buf, size_t n, size_t *w, const char *fmt, int a, int 
  * nodes is one triple. */
 static size_t mapping_triples(const pms_job *j, char *buf, size_t n)
 {
+    map_block *b = malloc((size_t)(j->size > 0 ? j->size : 1) * sizeof *b);
+    int nb = 0;
     size_t w = 0;
-    map_put(buf, n, &w, "(vector", 0, 0, 0);
+    if (!b)
+        return n; /* "does not fit": the caller answers an empty mapping */
     int r = 0;
     while (r < j->size) {
         int node = j->ranks[r].node, len = 0;
@@ -176,10 +179,28 @@ static size_t mapping_triples(const pms_job *j, char *buf, size_t n)
             nnodes++;
             q += l2;
         }
-        map_put(buf, n, &w, ",(%d,%d,%d)", node, nnodes, len);
+        b[nb++] = (map_block){ .node = node, .nodes = nnodes, .ppn = len, .first = r };
         r = q;
     }
+    /* wrap_mapping: the fewest leading blocks that, applied again and again,
+     * place every rank where it is ((0,2,1) for 0,1,0,1,0) */
+    int use = nb;
+    for (int k = 1; j->srv->cfg.wrap_mapping && k < nb; k++) {
+        bool same = true;
+        for (int i = 0, rr = 0; same && rr < j->size; i = (i + 1) % k)
+            for (int d = 0; same && d < b[i].nodes; d++)
+                for (int p = 0; same && p < b[i].ppn && rr < j->size; p++, rr++)
+                    same = j->ranks[rr].node == b[i].node + d;
+        if (same) {
+            use = k;
+            break;
+        }
+    }
+    map_put(buf, n, &w, "(vector", 0, 0, 0);
+    for (int i = 0; i < use; i++)
+        map_put(buf, n, &w, ",(%d,%d,%d)", b[i].node, b[i].nodes, b[i].ppn);
     map_put(buf, n, &w, ")", 0, 0, 0);
+    free(b);
     return w;
 }
 
@@ -581,6 +602,37 @@ static void release_round(pms_job *j, pms_wait_kind kind, unsigned char *in)
     }
 }
 
+/* FENCE-9: a process that ended before finalize can never join the round,
+ * so every process waiting in a WORLD fence or barrier is told it failed
+ * (FENCE-8: rc!=0 and why), neither left waiting nor answered as if the
+ * round had completed without it.  The persona's error policy applies
+ * (Hydra's ends the job, as the real one does). */
+static void fail_round(pms_job *j, pms_wait_kind kind, const char *who)
+{
+    pms_wait *failed = NULL, **ft = &failed;
+    for (pms_wait **pp = &j->waits; *pp;) {
+        pms_wait *x = *pp;
+        if (x->kind == kind && is_world(x)) {
+            *pp = x->next;
+            x->next = NULL;
+            *ft = x;
+            ft = &x->next;
+        } else {
+            pp = &x->next;
+        }
+    }
+    bool fence = kind == PMS_WAIT_FENCE;
+    pmc_slice cmd = { fence ? "kvs-fence" : "barrier_in", fence ? 9 : 10 };
+    for (pms_wait *x = failed, *n; x; x = n) {
+        n = x->next;
+        if (!x->conn->dead)
+            pms_reply_error(x->conn, fence ? PMC_WIRE_V2 : PMC_WIRE_V1, cmd, thrid_of(x),
+                            PMS_RC_FAIL, "process %s ended before finalize: the %s cannot complete",
+                            who, fence ? "fence" : "barrier");
+        pms_wait_free(x);
+    }
+}
+
 /* Complete a collective (fence or barrier) when every member is waiting in
  * it.  WORLD collectives are counted in one pass (jobs of thousands of
  * ranks); PMI-1.2 sub-groups, which are small and rare, are checked member
@@ -599,6 +651,14 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
         } else if (!grouped) {
             grouped = w;
         }
+    }
+    char lost[64];
+    if (first && !j->aborted && (pms_dead_processes(j, lost, sizeof lost), lost[0]) &&
+        !PMS_MUTANT(j->srv->persona, "fence-lost-rank-completes")) {
+        if (PMS_MUTANT(j->srv->persona, "fence-lost-rank-waits"))
+            return false; /* FENCE-9 broken (mutants_v2.c): the others wait for ever */
+        fail_round(j, kind, lost);
+        return true;
     }
     if (first && kind == PMS_WAIT_FENCE && j->srv->persona->fence_counts_calls) {
         /* Slurm counts kvs-fence calls, not processes: `size` calls end the

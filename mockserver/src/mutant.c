@@ -2,7 +2,7 @@
 #include "mutant.h"
 
 static const pms_mutant *const tables[] = { pms_mutants_flags, pms_mutants_v1, pms_mutants_v2,
-                                             pms_mutants_groups };
+                                             pms_mutants_groups, pms_mutants_v1_robust };
 
 const pms_mutant *pms_mutant_get(const char *name)
 {

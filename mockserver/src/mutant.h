@@ -6,7 +6,8 @@
  * that the handlers test by name with PMS_MUTANT(); both leave every other
  * clause as strict keeps it.  Selected with --mutant NAME (persona
  * "mutant:NAME").  Tables: mutants_flags.c (persona flags), mutants_v1.c
- * (PMI-1), mutants_v2.c (PMI-2, framing), mutants_groups.c (SPEC.md §12). */
+ * (PMI-1), mutants_v2.c (PMI-2, framing), mutants_groups.c (SPEC.md §12),
+ * mutants_v1_robust.c (PMI-1 robustness). */
 #ifndef PMISERVER_MUTANT_H
 #define PMISERVER_MUTANT_H
 
@@ -29,6 +30,7 @@ extern const pms_mutant pms_mutants_flags[];
 extern const pms_mutant pms_mutants_v1[];
 extern const pms_mutant pms_mutants_v2[];
 extern const pms_mutant pms_mutants_groups[];
+extern const pms_mutant pms_mutants_v1_robust[];
 
 const pms_mutant *pms_mutant_get(const char *name);
 /* The strict persona with m applied (per-thread storage, valid until the

@@ -1,9 +1,16 @@
 /* Behaviour mutants (v1): the handlers test PMS_MUTANT(persona, name).
  * Each breaks one clause of the init line (§3), PMI-1 framing (§4) or the
  * PMI-1 commands (§9.1) and is otherwise the strict persona.  The switches
- * live in v1_cmds.c, the barrier ones in job.c, the unknown-command and
- * missing-key ones in dispatch.c. */
+ * live in v1_cmds.c, the barrier ones in job.c, the unknown-command,
+ * missing-key and pair-table ones in dispatch.c. */
 #include "mutant.h"
+
+/* A PMI-1-only server (INIT-8 refusal of 2.x), so that a wire fuzzer must
+ * speak PMI-1 to reach the crash planted beside it. */
+static void v1_only(pms_persona *p)
+{
+    p->v2_refused = true;
+}
 
 const pms_mutant pms_mutants_v1[] = {
     /* §3.2 init */
@@ -62,5 +69,7 @@ const pms_mutant pms_mutants_v1[] = {
     { "v1-lookup-miss-found", "NAME-5", "lookup_name of a name nobody published answers rc=0 port=", NULL, NULL },
     { "v1-error-closes", "ERR-4", "a malformed PMI-1 request (a required key missing) closes the connection unanswered", NULL, NULL },
     { "v1-unpublish-keeps", "NAME-6", "unpublish_name answers rc=0 and the name stays published", NULL, NULL },
+    /* §10.1 errors: a crash of the kind real PMI-1 servers have (issue 21) */
+    { "v1-pair-table-crash", "ERR-1", "PMI-1 only (2.x refused); a PMI-1 line with 67 or more pairs overruns a fixed pair table and the server aborts", v1_only, NULL },
     { NULL, NULL, NULL, NULL, NULL },
 };

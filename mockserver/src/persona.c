@@ -22,7 +22,8 @@ enum { UNCHECKED = 65536 };
     .appnum = 0, .lookup_key = "value", .lookup_found = true, .thrid_echo = true,                \
     .fence_barrier = true, .put_visible_now = false, .getjobattr_kvs = false,                    \
     .universe_attr = true, .v1_max_subversion = 2, .v1_rc_first = true, .v1_msg = false,         \
-    .v1_get_notfound_rc = 1, .spawn_jobid = true, .v1_strict_init = true, .v1_barrier_rc = true
+    .v1_get_notfound_rc = 1, .spawn_jobid = true, .v1_strict_init = true, .v1_barrier_rc = true, \
+    .spawn_checks_exe = true
 
 static const pms_persona strict = {
     SPEC_SERVER, .name = "strict", .draft_cmds = true, .ring = true, .groups = true,
@@ -54,6 +55,8 @@ static const pms_persona hydra40 = {
     .max_pairs = UNCHECKED, .v1_init_positional = true, .kvsname_must_match = true,
     .v2_strip_last_lf = true, .kvs_keep_first = true, .lookup_noname_miss = true,
     .eof_kills_job = true, .partial_len_fatal = true, .hol_blocking = true,
+    .v1_abort_atoi = true, .v1_abort_needs_exitcode = true, .v1_cmd_nul_ends = true,
+    .v1_empty_key_skipped = true, .v1_initack_regrants = true,
 };
 
 static const pms_persona hydra41 = {

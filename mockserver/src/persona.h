@@ -92,6 +92,18 @@ typedef struct pms_persona {
                                      (Slurm reads them by position: SPEC SPAWN-4) */
     bool spawn_rejects_thrid;     /* spawn with thrid: rc=10 invalid command (Slurm S10) */
     bool v1_spawn_jobid;          /* spawn_result carries jobid (Slurm) */
+    bool v1_cmd_nul_ends;         /* a PMI-1 command name ends at a NUL byte: "get_maxes\0x"
+                                   * is get_maxes (Hydra 4.0.2, observed) */
+    bool v1_empty_key_skipped;    /* a PMI-1 pair "=x" is left out, the line carried out
+                                   * (Hydra 4.0.2, observed) */
+    bool v1_initack_regrants;     /* initack of a pmiid another live connection holds is
+                                   * answered as granted (Hydra 4.0.2, observed) */
+    bool v1_abort_atoi;           /* abort's exitcode read by atoi: a junk one ends the job
+                                   * with status 0 (Hydra 4.0.2, observed) */
+    bool v1_abort_needs_exitcode; /* abort without exitcode crashes the server (Hydra 4.0.2's
+                                   * mpiexec segfaults, B3; observed: status 139) */
+    bool spawn_checks_exe;        /* a spawn of a program that cannot run is refused before
+                                   * it is answered (ERR-11; the real servers answer first) */
     bool draft_cmds;              /* job-connect/-disconnect, kvs-getall/-putall, spawn-cmd
                                    * (the draft's; no real server has them, JOB-7) */
     bool ring;                    /* Slurm's ring (RING-1) */
@@ -164,6 +176,9 @@ typedef struct pms_persona {
                                    * hasNameServ=FALSE */
     bool groups;                  /* the groups extension profile (SPEC.md §12; strict only:
                                    * no deployed server has it, GROUP-4) */
+    bool port_mode;               /* its ranks get PMI_PORT+PMI_ID by default: a mutant of
+                                   * port mode only (initack, pmiid) that mutate's PMI_FD
+                                   * launches would never show */
     const char *mutant;           /* a mutant's name: the behaviour PMS_MUTANT() switches on
                                    * (mutant.h); NULL for the real personas */
 } pms_persona;

@@ -88,6 +88,12 @@ void pms_trace_event(pms_server *s, const pms_conn *c, int kind, int side, const
     }
 }
 
+bool pms_persona_wants_port(const char *name)
+{
+    const pms_persona *p = pms_persona_get(name);
+    return p && p->port_mode;
+}
+
 bool pms_persona_exists(const char *name)
 {
     return pms_persona_get(name) != NULL;

@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum { SPAWN_MAX_PROCS = 1 << 16, SPAWN_MAX_CMDS = 1024 };
 
@@ -210,6 +212,34 @@ static void fail(pms_conn *c, struct pms_spawn_req *rq, int rc, const char *why)
     answer(c, rq, NULL, rc, why, NULL);
 }
 
+/* persona spawn_checks_exe: is exe a program this server could start?
+ * Only what can be known before the start: an info key that moves the
+ * working directory or PATH makes the answer the launch's own. */
+static bool file_runs(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+static bool runnable(const pms_spawn_cmd *sc)
+{
+    for (int i = 0; i < sc->ninfo; i++)
+        if (sc->ikeys[i] && (strcmp(sc->ikeys[i], "wdir") == 0 || strcmp(sc->ikeys[i], "path") == 0))
+            return true;
+    if (strchr(sc->exe, '/'))
+        return file_runs(sc->exe);
+    const char *path = getenv("PATH");
+    char buf[4096];
+    for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+        size_t n = strcspn(p, ":");
+        if (snprintf(buf, sizeof buf, "%.*s/%s", (int)n, n ? p : ".", sc->exe) < (int)sizeof buf &&
+            file_runs(buf))
+            return true;
+        p += n + (p[n] == ':');
+    }
+    return false;
+}
+
 /* Create the child job, pre-put, launch each command, answer once. */
 static void run(pms_conn *c, struct pms_spawn_req *rq)
 {
@@ -225,6 +255,13 @@ static void run(pms_conn *c, struct pms_spawn_req *rq)
         fail(c, rq, PMS_RC_FAIL, "this server cannot start processes");
         return;
     }
+    /* ERR-11: a program that cannot run fails the request, not the children later */
+    for (int i = 0; i < rq->ngot && s->persona->spawn_checks_exe &&
+                    !PMS_MUTANT(s->persona, "spawn-exec-unchecked"); i++)
+        if (!runnable(&rq->cmds[i])) {
+            fail(c, rq, PMS_RC_FAIL, "the executable cannot be run");
+            return;
+        }
     pms_job *child = pms_job_create(s, (int)total, c->job);
     if (!child) {
         fail(c, rq, PMS_RC_FAIL, "cannot create the child job");

@@ -112,7 +112,13 @@ static void do_initack(pms_conn *c, const pmc_msg *m)
 {
     const pms_persona *p = c->srv->persona;
     long long id = -1;
-    if (pmc_msg_get_int(m, "pmiid", &id) != 1 || !c->job || !pms_job_bind(c->job, c, (int)id)) {
+    bool ok = pmc_msg_get_int(m, "pmiid", &id) == 1 && c->job && pms_job_bind(c->job, c, (int)id);
+    /* V1CMD-30 broken (a mutant, or persona v1_initack_regrants): a pmiid another
+     * connection holds is answered as granted */
+    bool taken = !ok && c->job && c->rank < 0 && id >= 0 && id < c->job->size &&
+                 c->job->ranks[id].conn && !c->job->ranks[id].conn->dead;
+    bool fake = taken && (MUT(c, "v1-pmiid-taken-accepted") || p->v1_initack_regrants);
+    if (!ok && !fake) {
         pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
                         "initack needs the pmiid of a free rank");
         pms_conn_refused_identity(c);
@@ -121,7 +127,7 @@ static void do_initack(pms_conn *c, const pmc_msg *m)
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "initack", no_thrid);
     if (p->v1_rc_first) {
         pmc_enc_int(e, "rc", 0);
-        pmc_enc_int(e, "rank", c->rank);
+        pmc_enc_int(e, "rank", ok ? c->rank : (int)id);
         pmc_enc_int(e, "size", c->job->size);
         pmc_enc_int(e, "appnum", c->srv->cfg.appnum);
         pmc_enc_int(e, "debug", 0);
@@ -134,7 +140,7 @@ static void do_initack(pms_conn *c, const pmc_msg *m)
     pmc_enc_int(e, "size", c->job->size);
     pmc_enc_end(e, d, &c->out, &err);
     pmc_enc_begin(e, PMC_WIRE_V1, "set");
-    pmc_enc_int(e, "rank", c->rank);
+    pmc_enc_int(e, "rank", ok ? c->rank : (int)id);
     pmc_enc_end(e, d, &c->out, &err);
     pmc_enc_begin(e, PMC_WIRE_V1, "set");
     pmc_enc_int(e, "debug", 0);
@@ -146,6 +152,8 @@ static bool need_rank(pms_conn *c, const pmc_msg *m)
 {
     if (c->job && c->rank >= 0)
         return true;
+    if (MUT(c, "v1-before-initack-silent"))
+        return false; /* V1CMD-4 broken: the client waits for ever */
     pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
                     "connection not identified: send initack pmiid= first");
     return false;
@@ -262,6 +270,8 @@ static void do_put(pms_conn *c, const pmc_msg *m)
         if (eq)
             v.len = (size_t)(eq - v.ptr);
     }
+    if (k.len > 64 && MUT(c, "v1-key-cut-64"))
+        k.len = 63; /* LIMIT-3 broken: a shortened key stored, rc=0 (B9) */
     if (v.ptr && v.len == 0 && MUT(c, "v1-empty-value-lost")) {
         put_result(c, 0); /* V1-6 broken: answered, nothing stored */
         return;
@@ -372,7 +382,15 @@ static void do_finalize(pms_conn *c)
 static void do_abort(pms_conn *c, const pmc_msg *m)
 {
     long long code = 1;
-    pmc_msg_get_int(m, "exitcode", &code);
+    int got = pmc_msg_get_int(m, "exitcode", &code);
+    if (got == 0 && (MUT(c, "v1-abort-no-exitcode-fatal") || c->srv->persona->v1_abort_needs_exitcode)) {
+        pms_protocol_fatal(c, "abort without exitcode: a NULL read"); /* V1CMD-21 broken */
+        return;
+    }
+    if (got < 0) /* V1CMD-21: 1 when malformed; the mutant reads it as atoi does */
+        code = MUT(c, "v1-abort-exitcode-atoi") || c->srv->persona->v1_abort_atoi
+                   ? strtoll(val_of(m, "exitcode").ptr, NULL, 10)
+                   : 1;
     pms_job *j = c->job;
     if (MUT(c, "v1-abort-ignored"))
         return; /* V1CMD-21 broken: the job goes on */

@@ -529,7 +529,10 @@ static void do_abort(pms_conn *c, const pmc_msg *m)
         pms_log(c->srv, 0, "rank %d of %s: abort without isworld: ignored", c->rank, j->id);
         return;
     }
-    pmc_msg_get_int(m, "exitcode", &code);
+    if (pmc_msg_get_int(m, "exitcode", &code) < 0) /* ABORT-6: 1 when malformed */
+        code = PMS_MUTANT(c->srv->persona, "v2-abort-exitcode-atoi")
+                   ? strtoll(val_of(m, "exitcode").ptr, NULL, 10) /* ABORT-10 broken */
+                   : 1;
     if (PMS_MUTANT(c->srv->persona, "abort-answered"))
         reply_rc(c, m, "abort-response", 0);
     pmc_slice msg = val_of(m, "msg");

@@ -11,6 +11,7 @@
 #include "tool.h"
 
 #include "pmitrace/match.h"
+#include "pmitrace/steps.h"
 
 #ifdef PMT_HAVE_PMISESSION
 #include "pmisession/session.h"
@@ -70,6 +71,8 @@ static int write_piece(int fd, const char *p, size_t n)
 
 static int do_send(rconn *c, const pmt_action *a)
 {
+    if (a->pause_ms) /* a late rank: the recording waited here (pause=MS) */
+        usleep(a->pause_ms * 1000u);
 #ifdef PMT_HAVE_PMISESSION
     if (c->s)
         return pws_send_split(c->s, a->buf, a->len, a->cuts, a->ncuts, a->delay_ms,
@@ -89,6 +92,81 @@ static int do_send(rconn *c, const pmt_action *a)
         at = end;
     }
     return 0;
+}
+
+/* --judge: does the failure the trace marks come back on this connection?
+ * One line per connection that has failure marks: reproduced, not
+ * reproduced (a mark diverged: the server now answers otherwise), or
+ * undecided (the replay diverged before reaching the marks). */
+static void judge(const rconn *c)
+{
+    size_t got = 0, n = pmt_runner_failures(c->r, &got);
+    const pmt_divergence *d = pmt_runner_divergence(c->r);
+    if (!n)
+        return;
+    if (d && d->failure) {
+        printf("judge %s: not-reproduced: expected %.300s; actual %.300s\n", c->label, d->expected,
+               d->actual);
+        return;
+    }
+    if (got == n) {
+        printf("judge %s: reproduced: %zu failure mark%s as recorded\n", c->label, n,
+               n == 1 ? "" : "s");
+        return;
+    }
+    printf("judge %s: undecided: diverged before the failure (line %u): expected %.300s; actual "
+           "%.300s\n",
+           c->label, d ? d->line : 0, d ? d->expected : "?", d ? d->actual : "?");
+}
+
+/* The next message on fd through d, reading until `until` (mono_ms):
+ * true with *m, false at a decode error, end of stream or the deadline. */
+static bool next_msg(int fd, pmc_decoder *d, uint64_t until, pmc_msg *m)
+{
+    for (;;) {
+        pmc_error err;
+        int rc = pmc_decoder_next(d, m, &err);
+        if (rc == PMC_MSG)
+            return true;
+        if (rc == PMC_ERR || mono_ms() >= until)
+            return false;
+        struct pollfd pf = { fd, POLLIN, 0 };
+        if (poll(&pf, 1, (int)(until - mono_ms())) <= 0)
+            return false;
+        char buf[4096];
+        ssize_t r = read(fd, buf, sizeof buf);
+        if (r <= 0)
+            return false;
+        pmc_decoder_feed(d, buf, (size_t)r);
+    }
+}
+
+/* --judge: leave the job as a rank does, with finalize (in the wire the
+ * connection speaks), so that a server does not end the job for a
+ * rank that only stopped early.  Waits at most ms for the answer. */
+static bool leave(rconn *c, const pmt_trace *t, unsigned ms)
+{
+    bool acked = false;
+    if (c->fd < 0)
+        return false;
+    pmc_wire w = pmt_conn_wire(t, c->label, PMT_CLIENT);
+    pmc_enc e;
+    pmc_out o = { 0 };
+    pmc_error err;
+    pmc_enc_begin(&e, w, "finalize");
+    if (pmc_enc_end(&e, NULL, &o, &err) == 0 && write_piece(c->fd, o.buf, o.len) == 0) {
+        pmc_decoder *d = pmc_decoder_new(NULL);
+        uint64_t until = mono_ms() + ms;
+        pmc_msg m;
+        while (d && next_msg(c->fd, d, until, &m))
+            if (pmc_slice_eq(m.name, "finalize_ack") || pmc_slice_eq(m.name, "finalize-response")) {
+                acked = true;
+                break;
+            }
+        pmc_decoder_free(d);
+    }
+    pmc_out_free(&o);
+    return acked;
 }
 
 /* Run every connection's runner until each is done or diverged.  Returns
@@ -232,29 +310,15 @@ static int identify(rconn *c, const pmt_trace *t)
     pmc_decoder *d = pmc_decoder_new(NULL);
     uint64_t until = mono_ms() + 5000;
     int got = 0;
-    while (d && mono_ms() < until) {
-        pmc_msg m;
-        int rc = pmc_decoder_next(d, &m, &err);
-        if (rc == PMC_MSG) {
-            pmc_slice v;
-            if (pmc_slice_eq(m.name, "initack") && pmc_msg_get(&m, "rc", &v) && !pmc_slice_eq(v, "0"))
-                break;
-            if (pmc_slice_eq(m.name, "set") && pmc_msg_get(&m, "debug", &v)) {
-                got = 1; /* the last line of the answer */
-                break;
-            }
-            continue;
+    pmc_msg m;
+    while (d && next_msg(c->fd, d, until, &m)) {
+        pmc_slice v;
+        if (pmc_slice_eq(m.name, "initack") && pmc_msg_get(&m, "rc", &v) && !pmc_slice_eq(v, "0"))
+            break;
+        if (pmc_slice_eq(m.name, "set") && pmc_msg_get(&m, "debug", &v)) {
+            got = 1; /* the last line of the answer */
+            break;
         }
-        if (rc == PMC_ERR)
-            break;
-        struct pollfd pf = { c->fd, POLLIN, 0 };
-        if (poll(&pf, 1, (int)(until - mono_ms())) <= 0)
-            break;
-        char buf[4096];
-        ssize_t r = read(c->fd, buf, sizeof buf);
-        if (r <= 0)
-            break;
-        pmc_decoder_feed(d, buf, (size_t)r);
     }
     pmc_decoder_free(d);
     if (!got)
@@ -276,6 +340,13 @@ static void replay_usage(FILE *f)
           "  --tolerate-kvs TEXT  values of KVS keys containing TEXT may differ (default:\n"
           "                       businesscard -bcast- -allgather-shm- PMI_hostname hwloc)\n"
           "  --timeout MS         wait at most MS for each message (10000)\n"
+          "  --judge              (--server) judge the failure marks (S>C failure, eof S\n"
+          "                       failure): other answers need only the same command;\n"
+          "                       prints 'judge CONN: reproduced|not-reproduced|undecided'\n"
+          "                       for each connection with marks, then finalizes and\n"
+          "                       exits 0 (a launcher must not end the job for it)\n"
+          "  --linger MS          (--judge) when the server closed the connection, stay\n"
+          "                       MS before exiting (the other ranks may not be done)\n"
           "  -v                   log what is sent\n"
           "exit status: 0 every message matched, 1 a divergence (printed side by side),\n"
           "2 usage or trace error, 3 cannot connect or start PROGRAM\n",
@@ -294,7 +365,8 @@ int cmd_replay(int argc, char **argv)
     for (size_t k = 0; d->kvskeys[k] && nkvs < 20; k++)
         kvs[nkvs++] = d->kvskeys[k];
     unsigned timeout = 10000;
-    bool verbose = false;
+    bool verbose = false, judged = false;
+    unsigned linger = 0;
     char **prog = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -317,6 +389,10 @@ int cmd_replay(int argc, char **argv)
             timeout = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (!strcmp(a, "-v")) {
             verbose = true;
+        } else if (!strcmp(a, "--judge")) {
+            judged = true;
+        } else if (!strcmp(a, "--linger") && i + 1 < argc) {
+            linger = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (!strcmp(a, "--")) {
             prog = argv + i + 1;
             if (!*prog)
@@ -383,7 +459,7 @@ int cmd_replay(int argc, char **argv)
         status = EXIT_USAGE;
         goto out;
     }
-    pmt_runner_opts ro = { &mo, NULL, timeout, 0, 0 };
+    pmt_runner_opts ro = { &mo, NULL, timeout, 0, 0, judged };
     for (size_t k = 0; k < nl; k++) {
         char err[300];
         memcpy(c[k].label, labels[k], PMT_CONN_MAX);
@@ -422,6 +498,19 @@ int cmd_replay(int argc, char **argv)
             }
         }
         status = run_all(c, nl, verbose) ? EXIT_FINDINGS : EXIT_OK;
+        if (judged) {
+            for (size_t k = 0; k < nl; k++)
+                judge(&c[k]);
+            fflush(stdout);
+            bool gone = false;
+            for (size_t k = 0; k < nl; k++)
+                gone |= !leave(&c[k], &t, timeout);
+            /* the server closed on us: stay while the other ranks finish, as
+             * a server may end the job for a rank that exits unfinalized */
+            if (gone && linger)
+                usleep(linger * 1000u);
+            status = EXIT_OK; /* the judge lines are the result */
+        }
     } else {
         size_t nranks = 0;
         for (size_t k = 0; k < nl; k++)

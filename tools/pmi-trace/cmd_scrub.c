@@ -30,6 +30,8 @@ typedef struct scrub {
     const char *wkind[8];
     size_t nwords;
     char home[1024];
+    const char *keep[8]; /* --keep: keys whose values stay as recorded */
+    size_t nkeep;
 } scrub;
 
 static const char *lookup(const scrub *s, const char *from)
@@ -269,6 +271,11 @@ static int scrub_msg(scrub *s, const pmc_msg *m, char *ctxkey, size_t ctxlen, pm
     pmt_vars *v = pmt_vars_new();
     int rc = v ? 0 : -1;
     for (size_t i = 0; !rc && i < p.n; i++) {
+        bool kept = false;
+        for (size_t q = 0; q < s->nkeep; q++)
+            kept |= !strcmp(p.pairs[i].key, s->keep[q]);
+        if (kept)
+            continue;
         pmc_out o = { 0 };
         /* business cards are the value of a put / get, never its names */
         const char *kk = ownkey[0] ? ownkey : ctxkey;
@@ -309,6 +316,14 @@ typedef struct sstate {
     size_t first, nev; /* pending chunk: events [first, first+nev) of the input */
     char ctxkey[128];
 } sstate;
+
+/* A rewritten write keeps what a reproducer marks on it: the failure the
+ * replay judges and the pause before it. */
+static void keep_marks(pmt_event *ne, const pmt_event *ev)
+{
+    ne->flags = ev->flags;
+    ne->pause_ms = ev->pause_ms;
+}
 
 static int emit_chunk(scrub *s, const pmt_trace *t, sstate *st, pmt_trace *o)
 {
@@ -363,6 +378,8 @@ static int emit_chunk(scrub *s, const pmt_trace *t, sstate *st, pmt_trace *o)
             rc = scrub_text(s, ev->data, ev->len, &x);
             if (!rc && pmt_add_event(o, PMT_EV_DATA, ev->usec, ev->conn, ev->side, x.buf, x.len))
                 rc = -1;
+            if (!rc)
+                keep_marks(&o->events[o->nevents - 1], ev);
             pmc_out_free(&x);
         }
     } else if (!rc) {
@@ -373,6 +390,8 @@ static int emit_chunk(scrub *s, const pmt_trace *t, sstate *st, pmt_trace *o)
                 continue;
             const pmt_event *ev = &t->events[st->first + (k < st->nev ? k : st->nev - 1)];
             rc = pmt_add_event(o, PMT_EV_DATA, ev->usec, ev->conn, ev->side, all.buf + at, end - at);
+            if (!rc)
+                keep_marks(&o->events[o->nevents - 1], ev);
             at = end;
         }
     }
@@ -389,11 +408,14 @@ int cmd_scrub(int argc, char **argv)
     memset(&s, 0, sizeof s);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            puts("usage: pmi-trace scrub [-o OUT] [--map FILE] [--host NAME] [--user NAME] TRACE\n"
+            puts("usage: pmi-trace scrub [-o OUT] [--map FILE] [--host NAME] [--user NAME]\n"
+                 "                       [--keep KEY] TRACE\n"
                  "  Replaces host names (this machine's and --host), IPv4 addresses, ports,\n"
                  "  user names (this user and --user), absolute paths and business cards by\n"
                  "  consistent placeholders; re-encodes changed messages with the codec.\n"
                  "  --map FILE  write the original -> placeholder table (keep it private)\n"
+                 "  --keep KEY  leave the values of KEY as they are (a replayed spawn's\n"
+                 "              subcmd must still name a program that runs)\n"
                  "exit status: 0 ok, 2 usage, I/O or trace syntax error");
             return EXIT_OK;
         }
@@ -405,6 +427,8 @@ int cmd_scrub(int argc, char **argv)
             add_word(&s, argv[++i], "h");
         else if (!strcmp(argv[i], "--user") && i + 1 < argc)
             add_word(&s, argv[++i], "u");
+        else if (!strcmp(argv[i], "--keep") && i + 1 < argc && s.nkeep < 8)
+            s.keep[s.nkeep++] = argv[++i];
         else if (!in && (argv[i][0] != '-' || !argv[i][1]))
             in = argv[i];
         else {
@@ -534,6 +558,7 @@ int cmd_scrub(int argc, char **argv)
             ne->flags = ev->flags;
             ne->timeout_ms = ev->timeout_ms;
             ne->delay_ms = ev->delay_ms;
+            ne->pause_ms = ev->pause_ms;
             ne->ncuts = ev->form == PMT_FORM_MSG ? 0 : ev->ncuts;
             memcpy(ne->cuts, ev->cuts, sizeof ne->cuts);
             for (uint32_t c = 0; c < ne->ncuts; c++)

@@ -188,7 +188,8 @@ static int parse_time(lp *p, size_t *i, uint64_t *usec)
     return 0;
 }
 
-/* v2 modifiers before the body: optional, unordered, timeout=MS, split=N,N,..., delay=MS. */
+/* v2 modifiers before the body: optional, unordered, failure, timeout=MS, pause=MS,
+ * split=N,N,..., delay=MS. */
 static int parse_u32(lp *p, size_t *i, uint32_t *out)
 {
     uint64_t v = 0;
@@ -213,6 +214,13 @@ static int parse_mods(lp *p, size_t *at, pmt_event *m)
         } else if (starts(p, i, "unordered")) {
             m->flags |= PMT_F_UNORDERED;
             j = i + 9;
+        } else if (starts(p, i, "failure")) {
+            m->flags |= PMT_F_FAILURE;
+            j = i + 7;
+        } else if (starts(p, i, "pause=")) {
+            j = i + 6;
+            if (parse_u32(p, &j, &m->pause_ms))
+                return -1;
         } else if (starts(p, i, "timeout=")) {
             j = i + 8;
             if (parse_u32(p, &j, &m->timeout_ms))
@@ -313,6 +321,7 @@ static int parse_event(lp *p, pmt_trace *t)
             e->flags = mods.flags;
             e->timeout_ms = mods.timeout_ms;
             e->delay_ms = mods.delay_ms;
+            e->pause_ms = mods.pause_ms;
             e->line = p->line;
             return 0;
         }
@@ -365,6 +374,7 @@ static int parse_event(lp *p, pmt_trace *t)
             e->flags = mods.flags;
             e->timeout_ms = mods.timeout_ms;
             e->delay_ms = mods.delay_ms;
+            e->pause_ms = mods.pause_ms;
             e->ncuts = mods.ncuts;
             memcpy(e->cuts, mods.cuts, sizeof e->cuts);
         }
@@ -372,9 +382,14 @@ static int parse_event(lp *p, pmt_trace *t)
         if (after >= p->n || (p->s[after] != 'C' && p->s[after] != 'S') || !blank)
             return perr(p, after, "expected C or S after eof (the side that closed)");
         pmt_side side = p->s[after] == 'C' ? PMT_CLIENT : PMT_SERVER;
-        if (expect_end(p, after + 1, "eof C|S"))
+        /* v2: "eof S failure": the close is the failure a reproducer shows */
+        size_t f = skip_ws(p, after + 1);
+        bool failure = t->version >= 2 && f > after + 1 && starts(p, f, "failure");
+        if (expect_end(p, failure ? f + 7 : after + 1, "eof C|S"))
             return -1;
         rc = pmt_add_event(t, PMT_EV_EOF, usec, conn, side, NULL, 0);
+        if (!rc && failure)
+            t->events[t->nevents - 1].flags = PMT_F_FAILURE;
     } else if (w == 7 && memcmp(word, "timeout", 7) == 0 && t->version >= 2 && after < p->n &&
                p->s[after] != '#') {
         uint64_t ms = 0;
@@ -383,11 +398,16 @@ static int parse_event(lp *p, pmt_trace *t)
             ms = ms * 10 + (uint64_t)(p->s[d++] - '0');
         if (d == after || ms == 0 || ms >= 100000000u)
             return perr(p, after, "expected milliseconds (1..99999999) after timeout");
-        if (expect_end(p, d, "timeout MS"))
+        /* "timeout MS failure": the silence is the failure a reproducer shows */
+        size_t f = skip_ws(p, d);
+        bool failure = f > d && starts(p, f, "failure");
+        if (expect_end(p, failure ? f + 7 : d, "timeout MS"))
             return -1;
         rc = pmt_add_event(t, PMT_EV_TIMEOUT, usec, conn, PMT_CLIENT, NULL, 0);
-        if (!rc)
+        if (!rc) {
             t->events[t->nevents - 1].timeout_ms = (uint32_t)ms;
+            t->events[t->nevents - 1].flags = failure ? PMT_F_FAILURE : 0;
+        }
     } else if ((w == 5 && memcmp(word, "close", 5) == 0) ||
                (w == 7 && memcmp(word, "timeout", 7) == 0)) {
         if (expect_end(p, i + w, w == 5 ? "close" : "timeout"))

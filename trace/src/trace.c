@@ -241,7 +241,10 @@ bool pmt_event_is_v2(const pmt_event *ev)
 {
     if (ev->kind == PMT_EV_TIMEOUT)
         return ev->timeout_ms != 0;
+    if (ev->kind == PMT_EV_EOF)
+        return ev->flags != 0;
     if (ev->kind != PMT_EV_DATA)
         return false;
-    return ev->form != PMT_FORM_BYTES || ev->flags || ev->timeout_ms || ev->ncuts || ev->delay_ms;
+    return ev->form != PMT_FORM_BYTES || ev->flags || ev->timeout_ms || ev->ncuts || ev->delay_ms ||
+           ev->pause_ms;
 }

@@ -38,7 +38,11 @@ int pmt_write_event(FILE *f, const pmt_event *ev, const char *comment)
             return -1;
         if ((ev->flags & PMT_F_UNORDERED) && fputs(" unordered", f) == EOF)
             return -1;
+        if ((ev->flags & PMT_F_FAILURE) && fputs(" failure", f) == EOF)
+            return -1;
         if (ev->timeout_ms && fprintf(f, " timeout=%u", ev->timeout_ms) < 0)
+            return -1;
+        if (ev->pause_ms && fprintf(f, " pause=%u", ev->pause_ms) < 0)
             return -1;
         if (ev->ncuts) {
             if (fputs(" split=", f) == EOF)
@@ -61,13 +65,16 @@ int pmt_write_event(FILE *f, const pmt_event *ev, const char *comment)
             rc = fprintf(f, "  # %s", comment);
         break;
     case PMT_EV_EOF:
-        rc = fprintf(f, "eof %c", ev->side == PMT_CLIENT ? 'C' : 'S');
+        rc = fprintf(f, "eof %c%s", ev->side == PMT_CLIENT ? 'C' : 'S',
+                     (ev->flags & PMT_F_FAILURE) ? " failure" : "");
         break;
     case PMT_EV_CLOSE:
         rc = fprintf(f, "close");
         break;
     case PMT_EV_TIMEOUT:
-        rc = ev->timeout_ms ? fprintf(f, "timeout %u", ev->timeout_ms) : fprintf(f, "timeout");
+        rc = ev->timeout_ms ? fprintf(f, "timeout %u%s", ev->timeout_ms,
+                                      (ev->flags & PMT_F_FAILURE) ? " failure" : "")
+                            : fprintf(f, "timeout");
         break;
     case PMT_EV_NOTE:
         rc = fprintf(f, ev->len ? "note %s" : "note", ev->data);

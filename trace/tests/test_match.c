@@ -150,7 +150,7 @@ static pmt_runner *runner(const char *doc, pmt_side play, pmt_vars *v, pmt_trace
     pmt_error e;
     ck_assert_msg(pmt_parse(doc, strlen(doc), t, &e) == 0, "%u:%u %s", e.line, e.column, e.msg);
     char err[200];
-    pmt_runner_opts o = { NULL, NULL, 1000, 50, 50 };
+    pmt_runner_opts o = { NULL, NULL, 1000, 50, 50, false };
     pmt_runner *r = pmt_runner_new(t, "r0", play, v, &o, err, sizeof err);
     ck_assert_msg(r != NULL, "%s", err);
     return r;
@@ -259,6 +259,18 @@ START_TEST(runner_divergence)
 }
 END_TEST
 
+/* t written back is exactly doc */
+static void assert_written(const pmt_trace *t, const char *doc)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(pmt_write(f, t, NULL, NULL), 0);
+    fclose(f);
+    ck_assert_str_eq(buf, doc);
+    free(buf);
+}
+
 START_TEST(v2_roundtrip)
 {
     const char *doc = "# pmi-trace v2\n"
@@ -269,13 +281,7 @@ START_TEST(v2_roundtrip)
     pmt_trace t;
     pmt_error e;
     ck_assert_int_eq(pmt_parse(doc, strlen(doc), &t, &e), 0);
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ck_assert_int_eq(pmt_write(f, &t, NULL, NULL), 0);
-    fclose(f);
-    ck_assert_str_eq(buf, doc);
-    free(buf);
+    assert_written(&t, doc);
     pmt_trace_free(&t);
     /* v2 syntax in a v1 file is still refused; bad split offsets too */
     const char *bad = "# pmi-trace v1\n0.000000 r0 C>S msg v1 get\n";
@@ -283,6 +289,88 @@ START_TEST(v2_roundtrip)
     const char *bad2 = "# pmi-trace v2\n0.000000 r0 C>S split=9 \"abc\"\n";
     ck_assert_int_eq(pmt_parse(bad2, strlen(bad2), &t, &e), -1);
     ck_assert_ptr_nonnull(strstr(e.msg, "split"));
+}
+END_TEST
+
+/* Reproducers: pause=MS before a write, failure marks on answers and on
+ * eof, and a lenient runner that lets only the marks decide. */
+START_TEST(failure_marks_and_pause)
+{
+    const char *doc = "# pmi-trace v2\n"
+                      "0.000000 r0 C>S \"cmd=get_maxes\\n\"\n"
+                      "0.000000 r0 S>C \"cmd=maxes kvsname_max=256 keylen_max=64 vallen_max=1024\\n\"\n"
+                      "0.400000 r0 C>S pause=400 \"cmd=get kvsname=k key=a\\n\"\n"
+                      "0.400000 r0 S>C failure \"cmd=get_result rc=-1 msg=not_found\\n\"\n"
+                      "0.400000 r0 timeout 20 failure\n"
+                      "0.400000 r0 eof S failure\n";
+    pmt_trace t;
+    pmt_error e;
+    ck_assert_int_eq(pmt_parse(doc, strlen(doc), &t, &e), 0);
+    ck_assert_uint_eq(t.events[2].pause_ms, 400);
+    ck_assert_uint_eq(t.events[3].flags, PMT_F_FAILURE);
+    ck_assert_uint_eq(t.events[4].flags, PMT_F_FAILURE);
+    ck_assert_uint_eq(t.events[5].flags, PMT_F_FAILURE);
+    assert_written(&t, doc);
+    /* failure marks exist in v2 only */
+    const char *v1 = "# pmi-trace v1\n0.000000 r0 eof S failure\n";
+    pmt_trace t1;
+    ck_assert_int_eq(pmt_parse(v1, strlen(v1), &t1, &e), -1);
+
+    for (int round = 0; round < 3; round++) {
+        char err[200];
+        pmt_vars *v = pmt_vars_new();
+        pmt_runner_opts o = { NULL, NULL, 1000, 50, 50, round < 2 };
+        pmt_runner *r = pmt_runner_new(&t, "r0", PMT_CLIENT, v, &o, err, sizeof err);
+        ck_assert_ptr_nonnull(r);
+        size_t got = 9;
+        ck_assert_uint_eq(pmt_runner_failures(r, &got), 3);
+        ck_assert_uint_eq(got, 0);
+        pmt_action a;
+        pmt_runner_next(r, &a);
+        ck_assert_int_eq(a.pause_ms, 0);
+        pmt_runner_done_action(r);
+        /* other limits: lenient runners take it (same command), a strict one does not */
+        const char *mx = "cmd=maxes kvsname_max=128 keylen_max=64 vallen_max=1024\n";
+        pmt_runner_feed(r, mx, strlen(mx));
+        pmt_runner_next(r, &a);
+        if (round == 2) {
+            ck_assert_int_eq(a.kind, PMT_ACT_FAILED);
+            ck_assert(!pmt_runner_divergence(r)->failure);
+            pmt_runner_free(r);
+            pmt_vars_free(v);
+            continue;
+        }
+        ck_assert_int_eq(a.kind, PMT_ACT_SEND);
+        ck_assert_int_eq(a.pause_ms, 400);
+        pmt_runner_done_action(r);
+        /* round 0: the bug again; round 1: the server now finds the key */
+        const char *ans = round == 0 ? "cmd=get_result rc=-1 msg=not_found\n"
+                                     : "cmd=get_result rc=0 value=late\n";
+        pmt_runner_feed(r, ans, strlen(ans));
+        if (round == 0) {
+            pmt_runner_next(r, &a);
+            ck_assert_int_eq(a.kind, PMT_ACT_WAIT); /* the silence */
+            ck_assert_int_eq(a.timeout_ms, 20);
+            pmt_runner_timeout(r);
+            /* judged: answers before a failure eof do not count, the close does */
+            pmt_runner_feed(r, "cmd=barrier_out\n", 16);
+            pmt_runner_eof(r);
+        }
+        pmt_runner_next(r, &a);
+        const pmt_divergence *dv = pmt_runner_divergence(r);
+        if (round == 0) {
+            ck_assert_int_eq(a.kind, PMT_ACT_DONE);
+            pmt_runner_failures(r, &got);
+            ck_assert_uint_eq(got, 3);
+        } else {
+            ck_assert_int_eq(a.kind, PMT_ACT_FAILED);
+            ck_assert(dv->failure); /* a lenient runner never waves a failure mark through */
+            ck_assert_uint_eq(dv->line, 5);
+        }
+        pmt_runner_free(r);
+        pmt_vars_free(v);
+    }
+    pmt_trace_free(&t);
 }
 END_TEST
 
@@ -296,6 +384,7 @@ int main(void)
     tcase_add_test(tc, runner_scenario);
     tcase_add_test(tc, runner_divergence);
     tcase_add_test(tc, v2_roundtrip);
+    tcase_add_test(tc, failure_marks_and_pause);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

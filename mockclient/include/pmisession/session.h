@@ -118,6 +118,12 @@ const pws_event *pws_transcript(const pws_session *s, size_t *n);
  * and start an empty transcript. */
 pws_event *pws_transcript_take(pws_session *s, size_t *n);
 void pws_events_free(pws_event *ev, size_t n);
+/* Called after each event is recorded, and before each write() with the
+ * bytes about to go out (before = true; not yet in the transcript), NULL:
+ * none.  A harness whose process the server may kill for what it writes
+ * saves the transcript before the write. */
+typedef void (*pws_observer_fn)(pws_session *s, const pws_event *ev, bool before, void *arg);
+void pws_set_observer(pws_session *s, pws_observer_fn fn, void *arg);
 /* Keep recording (default on); off drops events as they happen. */
 void pws_set_recording(pws_session *s, bool on);
 

@@ -33,6 +33,9 @@ typedef struct pms_config {
                                * "pmi1", "no-nameserv" */
     int nodes;                /* simulated nodes (1) */
     pms_mapping mapping;      /* how ranks map to nodes */
+    bool wrap_mapping;        /* PMI_process_mapping as its shortest block list that,
+                               * applied again and again, places every rank
+                               * ((vector,(0,2,1)) for 3 ranks dealt over 2 nodes) */
     int universe_size;        /* reported universe size; 0 = the job size */
     int appnum;               /* reported appnum (0) */
     const char *secret;       /* shared secret for the auth challenge; NULL = off */
@@ -63,6 +66,9 @@ typedef struct pms_config {
 
 void pms_config_default(pms_config *c);
 bool pms_persona_exists(const char *name);
+/* The persona (a mutant) only shows in PMI_PORT mode: a launcher gives its
+ * ranks PMI_PORT+PMI_ID unless told otherwise. */
+bool pms_persona_wants_port(const char *name);
 /* The mutants (the strict persona with one clause broken; persona
  * "mutant:NAME"), one per line: name TAB clause TAB what [TAB unobservable: why]. */
 void pms_mutant_list(FILE *f);
@@ -180,7 +186,9 @@ void pms_set_observer(pms_server *s, const pms_observer *o); /* NULL: none */
  *   REORDER      hold the response until the next response on the same
  *                connection has been written (for thrid-tagged concurrent
  *                requests), or for at most delay_ms (2000 when 0).
- *   DROP         close the connection instead of answering.
+ *   DROP         close the connection instead of answering (with `after`:
+ *                answer, then close, so the client learns it only when it
+ *                next writes or reads).
  *   KILL         do not answer: kill the rank's process with signo (SIGKILL
  *                when 0) through the killer (pms_set_killer); without one,
  *                close the connection.
@@ -212,7 +220,7 @@ typedef struct pms_fault {
     const char *errmsg;   /* ERROR, FAIL_FENCE; NULL: "injected error" / "fence failed" */
     const void *data;     /* UNSOLICITED: the bytes */
     size_t len;
-    bool after;           /* UNSOLICITED: after the response */
+    bool after;           /* UNSOLICITED: after the response; DROP: close after it */
     int signo;            /* KILL */
     /* Optional finer selection (scripts: a request pattern, per-connection
      * occurrences): called for requests that cmd and rank selected; the

@@ -12,7 +12,8 @@
  *       pmt_action a;
  *       pmt_runner_next(r, &a);
  *       switch (a.kind) {
- *       case PMT_ACT_SEND: write a.buf in pieces at a.cuts, sleeping a.delay_ms; break;
+ *       case PMT_ACT_SEND: sleep a.pause_ms, write a.buf in pieces at a.cuts, sleeping
+ *                          a.delay_ms; break;
  *       case PMT_ACT_WAIT: read for at most a.timeout_ms, then pmt_runner_feed() the bytes,
  *                          pmt_runner_eof() or pmt_runner_timeout(); break;
  *       case PMT_ACT_SHUTDOWN: shutdown(fd, SHUT_WR); pmt_runner_done_action(r); break;
@@ -159,6 +160,7 @@ typedef struct pmt_action {
     const size_t *cuts;
     size_t ncuts;
     unsigned delay_ms;
+    unsigned pause_ms;   /* SEND: wait this long before the first piece (pause=MS) */
     unsigned timeout_ms; /* WAIT */
 } pmt_action;
 
@@ -168,6 +170,7 @@ typedef struct pmt_divergence {
     char expected[1024];
     char actual[1024];
     char why[256];
+    bool failure;       /* the expected event is a failure mark (PMT_F_FAILURE) */
 } pmt_divergence;
 
 typedef struct pmt_runner_opts {
@@ -176,6 +179,10 @@ typedef struct pmt_runner_opts {
     unsigned timeout_ms;         /* default wait for a message (10000) */
     unsigned optional_ms;        /* wait for an optional message before going on (200) */
     unsigned silence_ms;         /* a recorded timeout event without a duration (300) */
+    /* Judged replays: an expected message that is not a failure mark
+     * matches any message of the same command, so that only the failure
+     * decides (values learnt from it as far as they compare). */
+    bool lenient;
 } pmt_runner_opts;
 
 typedef struct pmt_runner pmt_runner;
@@ -196,6 +203,9 @@ void pmt_runner_timeout(pmt_runner *r);
 const pmt_divergence *pmt_runner_divergence(const pmt_runner *r); /* NULL when none */
 size_t pmt_runner_matched(const pmt_runner *r); /* messages compared equal so far */
 size_t pmt_runner_steps(const pmt_runner *r);
+/* Failure marks (PMT_F_FAILURE) among the expected events, and how many of
+ * them arrived as recorded. */
+size_t pmt_runner_failures(const pmt_runner *r, size_t *matched);
 /* Cross-connection order for several runners of one job: the trace time
  * of the current step, and whether the runner still waits for a message
  * recorded before `usec` (another connection's send recorded at usec

@@ -53,6 +53,9 @@ typedef struct pmt_steps {
  * memory); the steps point into t's events. */
 int pmt_steps_build(const pmt_trace *t, const char *conn, pmt_side play, pmt_steps *out,
                     char *err, size_t errlen);
+/* The wire of the last message `side` wrote on conn (wire.c): v2 once a
+ * PMI-2 session is past its init line; PMC_WIRE_V1 when none decodes. */
+pmc_wire pmt_conn_wire(const pmt_trace *t, const char *conn, pmt_side side);
 /* Frees what the steps still own (a caller that moved a pattern or the
  * bytes out sets the field to empty/NULL first), and the array. */
 void pmt_steps_free(pmt_steps *s);

@@ -58,6 +58,8 @@ typedef enum pmt_form {
 enum pmt_evflags {
     PMT_F_OPTIONAL = 1u << 0,  /* the checked side may omit this message */
     PMT_F_UNORDERED = 1u << 1, /* consecutive unordered messages may come in any order */
+    PMT_F_FAILURE = 1u << 2,   /* checked side: this answer (or eof S) is the failure a
+                                * reproducer shows; a judged replay asks whether it comes back */
 };
 
 typedef struct pmt_event {
@@ -73,6 +75,7 @@ typedef struct pmt_event {
     uint32_t flags;            /* pmt_evflags */
     uint32_t timeout_ms;       /* DATA (checked side) / TIMEOUT: how long to wait; 0 = default */
     uint32_t delay_ms;         /* DATA with cuts: pause between the pieces */
+    uint32_t pause_ms;         /* DATA (played side): wait this long before writing (a late rank) */
     uint32_t ncuts;            /* DATA: write the bytes in ncuts+1 pieces at these offsets */
     uint32_t cuts[PMT_MAX_CUTS];
 } pmt_event;

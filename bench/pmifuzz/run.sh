@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# libpmifuzz against plain libFuzzer, in one run (not a ctest: it takes minutes).
+#
+#   bench/pmifuzz/run.sh [SECONDS] [REPEATS] [BUILD_DIR] [SEEDS]
+#       defaults: 60 3 build/fuzz corpus; SEEDS corpus = fuzz/kit/corpus (whole
+#       sessions), corpus-min = fuzz/kit/corpus-min (one init line each)
+#
+# For every kit harness (fuzz/kit), kit-<name> (the PMI-aware mutator) and
+# kit-<name>-plain (same harness, same kits, libFuzzer's own mutations) run
+# side by side, one per core, on a scratch copy of the same seeds, with the
+# same generated dictionary, the same -seed and the same time.  REPEATS runs
+# with seeds 1..REPEATS; the table gives the median.
+#   edges      libFuzzer's cov: at the end (instrumented code only: the
+#              mutator is not instrumented, so its own work is not counted)
+#   to crash   executions (and seconds) until the first crash; "-" when none
+#              within the time.  The planted server runs once per bug
+#              (PLANTED=pairs, PLANTED=abort); Slurm's libpmi2 has its own.
+# Needs `cmake --preset fuzz && cmake --build --preset fuzz && cmake --build build/fuzz --target kit-plain`.
+set -euo pipefail
+secs=${1:-60} reps=${2:-3} build=${3:-build/fuzz} seeds=${4:-corpus}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+fz=$build/fuzz
+dict=$build/pmifuzz/pmi.dict
+[ -x "$fz/kit-planted" ] && [ -x "$fz/kit-planted-plain" ] || {
+    echo "build the fuzz preset and its target kit-plain first ($fz/kit-planted-plain missing)" >&2
+    exit 2
+}
+work=$(mktemp -d "${TMPDIR:-/tmp}/pmifuzz-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# one run: prints "edges execs crash_execs crash_secs"
+run() {
+    local bin=$1 corpus=$2 seed=$3 tag=$4 env=$5
+    local d=$work/$tag
+    mkdir -p "$d/corpus" "$d/art"
+    cp "$corpus"/* "$d/corpus/"
+    local t0=$SECONDS
+    env $env "$bin" -seed="$seed" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+        -max_len=4096 -dict="$dict" -print_final_stats=1 -artifact_prefix="$d/art/" \
+        "$d/corpus" >"$d/log" 2>&1 || true
+    local el=$((SECONDS - t0))
+    local edges execs
+    edges=$(grep -oE 'cov: [0-9]+' "$d/log" | tail -1 | grep -oE '[0-9]+' || echo 0)
+    execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$d/log" | grep -oE '[0-9]+$' || echo 0)
+    if ls "$d/art"/crash-* >/dev/null 2>&1; then
+        echo "$edges $execs $execs $el"
+    else
+        echo "$edges $execs - -"
+    fi
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR==0) print "-"; else print a[int((NR+1)/2)]}'; }
+# median of crash execs with "-" (not found) counted as larger than any number
+median_crash() { sed 's/^-$/999999999999/' | median | sed 's/^999999999999$/-/'; }
+
+printf '| harness | mutator | edges (median) | execs | execs to crash (median) | found in | runs |\n'
+printf '|---|---|---:|---:|---:|---:|---|\n'
+ratios=
+cases="planted:pairs planted:abort mockserver: pmiclient: pmiclient_v1: slurm_pmi2:"
+for c in $cases; do
+    name=${c%%:*} bug=${c#*:}
+    [ -x "$fz/kit-$name" ] || continue
+    env="PMIFUZZ_BENCH=1"
+    [ -n "$bug" ] && env="PLANTED=$bug"
+    label=$name${bug:+ ($bug)}
+    for v in "" "-plain"; do : >"$work/res$v"; done
+    for s in $(seq 1 "$reps"); do
+        run "$fz/kit-$name" "$src/fuzz/kit/$seeds/$name" "$s" "$name$bug-$s" "$env" >>"$work/res" &
+        run "$fz/kit-$name-plain" "$src/fuzz/kit/$seeds/$name" "$s" "$name$bug-$s-plain" "$env" >>"$work/res-plain" &
+        wait
+    done
+    # libpmifuzz / plain: edges, and plain's executions to crash / ours
+    er=$(paste -d' ' <(cut -d' ' -f1 "$work/res" | median) <(cut -d' ' -f1 "$work/res-plain" | median) |
+        awk '{ if ($2 > 0) printf "%.2fx", $1 / $2; else print "-" }')
+    cr=$(paste -d' ' <(cut -d' ' -f3 "$work/res" | median_crash) <(cut -d' ' -f3 "$work/res-plain" | median_crash) \
+               <(cut -d' ' -f2 "$work/res-plain" | median) |
+        awk '{ if ($1 == "-") print "-"; else if ($2 == "-") printf ">%.0fx (plain: none in %d)", $3 / $1, $3; else printf "%.0fx", $2 / $1 }')
+    ratios="$ratios| $name${bug:+ ($bug)} | $er | $cr |"$'\n'
+    for v in "" "-plain"; do
+        f=$work/res$v
+        e=$(cut -d' ' -f1 "$f" | median)
+        x=$(cut -d' ' -f2 "$f" | median)
+        ce=$(cut -d' ' -f3 "$f" | median_crash)
+        found=$(awk '$3 != "-"' "$f" | wc -l)
+        cs=$(awk '$4 != "-" {print $4}' "$f" | median)
+        runs=$(tr '\n' ';' <"$f" | sed 's/;$//')
+        printf '| %s | %s | %s | %s | %s | %s/%s runs, median %ss | %s |\n' "$label" \
+            "$( [ -n "$v" ] && echo 'plain libFuzzer' || echo libpmifuzz )" "$e" "$x" "$ce" "$found" "$reps" "$cs" "$runs"
+    done
+done
+echo
+printf '| harness | edges, libpmifuzz / plain | executions to crash, plain / libpmifuzz |\n|---|---:|---:|\n%s' "$ratios"
+echo
+echo "seeds: fuzz/kit/$seeds; each run: edges execs execs-to-crash seconds-to-crash; ${secs}s per run, seeds 1..$reps, $(nproc) cores, $(date -u +%FT%TZ)"

@@ -1,0 +1,64 @@
+/* The mock server's request path through the server kit: each input is one
+ * rank's whole request stream to a fresh hydra-4.1 job of two ranks
+ * (KIT_PERSONA picks another persona). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "pmifuzz/harness.h"
+#include "pmiserver/server.h"
+
+static FILE *devnull;
+
+static void settle(pms_server *s)
+{
+    for (int quiet = 0, i = 0; quiet < 2 && i < 10000; i++)
+        quiet = pms_server_run(s, 0) > 0 ? 0 : quiet + 1;
+}
+
+static void discard(int fd)
+{
+    char buf[65536];
+    while (read(fd, buf, sizeof buf) > 0)
+        ;
+}
+
+static void handle(const char *buf, size_t len)
+{
+    pms_config c;
+    pms_config_default(&c);
+    c.persona = getenv("KIT_PERSONA") ? getenv("KIT_PERSONA") : "hydra-4.1";
+    c.log = devnull ? devnull : (devnull = fopen("/dev/null", "w"));
+    pms_server *s = pms_server_new(&c);
+    pms_job *j = s ? pms_job_create(s, 2, NULL) : NULL;
+    int fd = j ? pms_attach_rank(s, j, 0) : -1;
+    if (fd >= 0) {
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+        while (len) {
+            ssize_t w = send(fd, buf, len, MSG_NOSIGNAL);
+            if (w > 0) {
+                buf += w;
+                len -= (size_t)w;
+            } else if (w < 0 && errno == EAGAIN) {
+                settle(s);
+                discard(fd);
+            } else {
+                break;
+            }
+        }
+        shutdown(fd, SHUT_WR);
+        settle(s);
+        discard(fd);
+        close(fd);
+        settle(s);
+    }
+    pms_server_free(s);
+}
+
+PMIFUZZ_SERVER_HARNESS_FLAGS(handle, PMIFUZZ_WHOLE)

@@ -1,0 +1,64 @@
+#!/bin/sh
+# One bounded run of a kit harness (ctest fuzz.kit.<name>) on a scratch copy
+# of its seeds, with the generated dictionary and a fixed seed.
+#
+#   smoke.sh FUZZER CORPUS_DIR DICT SECONDS ARTIFACT_DIR [EXPECT]
+#
+# EXPECT clean (default): exit 0 when nothing was found, 1 otherwise (the
+# input printed in base64).  EXPECT crash: the planted target, whose bugs
+# the mutator must find within SECONDS: exit 0 when it crashed, 1 when not.
+# EXPECT foreign:LIB: a library loaded as installed (Debian's); a crash
+# whose innermost frames, up to the harness, lie in LIB is that library's
+# finding (reported in fuzz/README.md), not ours: exit 0, with the input
+# printed; a crash anywhere else fails as in clean.
+set -eu
+fuzzer=$1 corpus=$2 dict=$3 seconds=$4 artifacts=$5 expect=${6:-clean}
+work=$(mktemp -d "${TMPDIR:-/tmp}/pmc-kit-smoke.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+rm -rf "$artifacts"
+mkdir -p "$work/corpus" "$artifacts"
+cp "$corpus"/* "$work/corpus/" 2>/dev/null || true
+set +e
+"$fuzzer" -seed=1 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+    -dict="$dict" -print_final_stats=1 -artifact_prefix="$artifacts/" "$work/corpus" \
+    >"$work/log" 2>&1
+rc=$?
+set -e
+grep -E 'found LLVMFuzzerCustomMutator|^#[0-9]+.*(DONE|cov)|stat::number_of_executed_units|ERROR: ' \
+    "$work/log" | tail -5
+if [ "$expect" = crash ]; then
+    if [ "$rc" -ne 0 ] && ls "$artifacts"/crash-* >/dev/null 2>&1; then
+        echo "found the planted crash: $(ls "$artifacts"/crash-*)"
+        exit 0
+    fi
+    echo "the planted crash was not found in $seconds s"
+    exit 1
+fi
+case "$expect" in
+foreign:*)
+    lib=${expect#foreign:}
+    # frames from the top down to the harness's api(): one must be in LIB,
+    # none in this project's code (pmifuzz_*, the kits)
+    frames=$(sed -n '/ERROR: /,/ in api /p' "$work/log" | grep -E '^ +#[0-9]+ ' || true)
+    if [ "$rc" -ne 0 ] && printf '%s\n' "$frames" | grep -q "$lib" &&
+        ! printf '%s\n' "$frames" | grep -q 'pmifuzz_'; then
+        printf '%s\n' "$frames" | head -8
+        for f in "$artifacts"/*; do
+            [ -f "$f" ] || continue
+            echo "a finding in $lib, not ours: $f (base64):"
+            base64 "$f"
+        done
+        exit 0
+    fi
+    ;;
+esac
+if [ "$rc" -ne 0 ]; then
+    sed -n '/ERROR: /,/SUMMARY/p' "$work/log" | head -40
+    for f in "$artifacts"/*; do
+        [ -f "$f" ] || continue
+        echo "artifact $f (base64):"
+        base64 "$f"
+    done
+    exit 1
+fi
+exit 0

@@ -1,0 +1,98 @@
+/* Harness kits for the two shapes PMI parsers come in.
+ *
+ * A server parser fed requests: write handle(buf, len), then
+ *
+ *   #include <pmifuzz/harness.h>
+ *   static void handle(const char *buf, size_t len) { my_server_parse(buf, len); }
+ *   PMIFUZZ_SERVER_HARNESS(handle)
+ *
+ * handle is called once per message of the input (as the codec frames it,
+ * each in a heap buffer of exactly its length, so an over-read is caught)
+ * and once for bytes that frame as no message.
+ *
+ * A client library fed responses: write the API calls, then
+ *
+ *   static void api(void) { int s, r, n, a; if (PMI2_Init(&s, &n, &r, &a) == 0) PMI2_Finalize(); }
+ *   PMIFUZZ_CLIENT_HARNESS(api)
+ *
+ * Each run puts the input on one end of a socket pair, ends it there (the
+ * library reads end of file after the last response), exports the other end
+ * as PMI_FD (with PMI_RANK=0, PMI_SIZE=1 unless set), and calls api().
+ *
+ * Environment: PMIFUZZ_REQUESTS_OUT=FILE runs api() in a child and saves what
+ * the library wrote to FILE (for pmifuzz-trace --client); PMIFUZZ_LIVE=1
+ * ignores the input and runs api() once against the PMI_FD the environment
+ * already has (the harness as the program of `pmi-trace replay --client`). */
+#ifndef PMIFUZZ_HARNESS_H
+#define PMIFUZZ_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pmifuzz/pmifuzz.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef void (*pmifuzz_handle_fn)(const char *buf, size_t len);
+typedef void (*pmifuzz_api_fn)(void);
+
+enum pmifuzz_server_flags {
+    PMIFUZZ_WHOLE = 1u << 0, /* one call with the whole input instead of one per message */
+};
+
+/* Feed data to handle, per message (default) or whole. */
+PMIFUZZ_API void pmifuzz_server_feed(const uint8_t *data, size_t size, pmifuzz_handle_fn handle,
+                                     unsigned flags);
+
+/* Run api() against data as the server's responses.  Returns the bytes the
+ * library wrote (its requests), for harnesses that check them; -1 when the
+ * socket pair could not be made. */
+PMIFUZZ_API long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_api_fn api);
+/* Run the library in a child process each time (also PMIFUZZ_FORK=1): for
+ * libraries that exit or abort on bad input or initialise once per process
+ * (MPI_Init).  A fault or sanitizer report in the child is reported as a
+ * crash; exit() and abort() are the library's refusal, not findings.
+ * Coverage of the child is not seen by libFuzzer. */
+PMIFUZZ_API void pmifuzz_client_fork(int on);
+/* The requests of the last pmifuzz_client_run (valid until the next one). */
+PMIFUZZ_API const char *pmifuzz_client_requests(size_t *len);
+
+/* Configure the mutator for a side (called by the macros' initializer). */
+PMIFUZZ_API void pmifuzz_harness_init(pmifuzz_side side);
+
+#define PMIFUZZ_SERVER_HARNESS_FLAGS(handle, flags)                                               \
+    int LLVMFuzzerInitialize(int *argc, char ***argv)                                              \
+    {                                                                                              \
+        (void)argc;                                                                                \
+        (void)argv;                                                                                \
+        pmifuzz_harness_init(PMIFUZZ_REQUESTS);                                                    \
+        return 0;                                                                                  \
+    }                                                                                              \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                                   \
+    {                                                                                              \
+        pmifuzz_server_feed(data, size, (handle), (flags));                                        \
+        return 0;                                                                                  \
+    }
+
+#define PMIFUZZ_SERVER_HARNESS(handle) PMIFUZZ_SERVER_HARNESS_FLAGS(handle, 0)
+
+#define PMIFUZZ_CLIENT_HARNESS(api)                                                                \
+    int LLVMFuzzerInitialize(int *argc, char ***argv)                                              \
+    {                                                                                              \
+        (void)argc;                                                                                \
+        (void)argv;                                                                                \
+        pmifuzz_harness_init(PMIFUZZ_RESPONSES);                                                   \
+        return 0;                                                                                  \
+    }                                                                                              \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                                   \
+    {                                                                                              \
+        pmifuzz_client_run(data, size, (api));                                                     \
+        return 0;                                                                                  \
+    }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,22 @@
+/* What a client library asked last, per input: the client kit records, for
+ * each input it ran, the last request the library wrote; the mutator then
+ * answers exactly that request (its reply command from the schema, the
+ * request's thrid, rc=0), so a session grows one exchange at a time
+ * instead of waiting for a random command to be the right one. */
+#ifndef PMIFUZZ_ANSWERS_H
+#define PMIFUZZ_ANSWERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pf_answer {
+    int cmd;        /* the request's pmc_cmd; PMC_CMD_UNKNOWN when none recorded */
+    char thrid[24]; /* its thrid, "" when it had none */
+} pf_answer;
+
+/* The library wrote reqs[0..nreqs) while reading input[0..n). */
+void pf_answer_record(const uint8_t *input, size_t n, const char *reqs, size_t nreqs);
+/* The last request recorded for exactly this input; false when none. */
+int pf_answer_lookup(const uint8_t *input, size_t n, pf_answer *out);
+
+#endif

@@ -1,0 +1,421 @@
+/* The mutations the issue lists, each a few steps from a valid message:
+ * command swaps, key drops/duplicates/renames, values at limits, pair floods,
+ * ';' runs, splits/merges, reordering, dialect and wire changes, and the raw
+ * damage (length fields, cuts, junk) applied after encoding. */
+#include "ops.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "answers.h"
+#include "bytes.h"
+#include "damage.h"
+#include "values.h"
+
+static const pmc_cmdspec *spec_of(const pf_item *it)
+{
+    pmc_wire w = it->wire == PMC_WIRE_V1_MCMD ? PMC_WIRE_V1 : it->wire;
+    return pmc_schema_lookup(w, it->name.ptr, it->name.len);
+}
+
+static size_t budget(const pf_ctx *c)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < c->s->n; i++)
+        used += c->s->it[i].raw.len;
+    return c->max > used ? c->max - used : 0;
+}
+
+/* Required keys of cs with typed values; optional ones now and then. */
+static void fill_keys(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs)
+{
+    for (size_t k = 0; k < cs->nkeys; k++) {
+        const pmc_keyspec *ks = &cs->keys[k];
+        if (ks->flags & PMC_K_ALIAS)
+            continue;
+        if ((ks->flags & PMC_K_REQUIRED) || pf_chance(c->r, 1, 3))
+            pf_item_add(c->s, it, it->n, pf_spec_key(&c->s->arena, c->r, ks),
+                        pf_typed_value(&c->s->arena, c->r, ks->type));
+    }
+}
+
+static void set_cmd(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs)
+{
+    it->name = pmc_slice_cstr(cs->name);
+    it->wire = cs->wire;
+    if (cs->id == PMC_V1_SPAWN)
+        it->wire = PMC_WIRE_V1_MCMD;
+    if (!it->dialect) {
+        size_t nd = 0;
+        const pmc_dialect *const *ds = pmc_dialect_list(&nd);
+        it->dialect = ds[pf_below(c->r, nd)];
+    }
+}
+
+static int op_swap_cmd(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    const pmc_cmdspec *cs = pf_pick_cmd(c->r, c->cfg->side, c->cfg->wires);
+    if (!it || !cs)
+        return 0;
+    set_cmd(c, it, cs);
+    if (pf_chance(c->r, 1, 2)) { /* the new command's own keys, or keep the old ones */
+        it->n = 0;
+        fill_keys(c, it, cs);
+    }
+    return 1;
+}
+
+static int op_new_msg(pf_ctx *c)
+{
+    const pmc_cmdspec *cs = pf_pick_cmd(c->r, c->cfg->side, c->cfg->wires);
+    if (!cs)
+        return 0;
+    pf_item *it = pf_stream_insert(c->s, pf_below(c->r, c->s->n + 1),
+                                   &(pf_item){ .is_msg = 1 });
+    if (!it)
+        return 0;
+    set_cmd(c, it, cs);
+    fill_keys(c, it, cs);
+    return 1;
+}
+
+/* Answer the last request a client library wrote for this input: its
+ * reply from the schema, with the request's thrid, rc=0, found=TRUE, and
+ * the reply's other keys typed; appended, as the next thing it reads. */
+static int op_answer(pf_ctx *c)
+{
+    pf_answer a;
+    if (!c->input || !pf_answer_lookup(c->input, c->input_len, &a))
+        return 0;
+    const pmc_cmdspec *req = pmc_schema_get((pmc_cmd)a.cmd);
+    const pmc_cmdspec *cs = req ? pmc_schema_get(req->reply) : NULL;
+    if (!cs)
+        return 0;
+    pf_item *it = pf_stream_insert(c->s, c->s->n, &(pf_item){ .is_msg = 1 });
+    if (!it)
+        return 0;
+    set_cmd(c, it, cs);
+    if (a.thrid[0])
+        pf_item_add(c->s, it, 0, PMC_SLICE_LIT("thrid"), pmc_slice_cstr(a.thrid));
+    for (size_t k = 0; k < cs->nkeys; k++) {
+        const pmc_keyspec *ks = &cs->keys[k];
+        pmc_slice key = pmc_slice_cstr(ks->name), val;
+        if (pmc_slice_eq(key, "thrid") || (ks->flags & PMC_K_ALIAS))
+            continue;
+        if (pmc_slice_eq(key, "rc"))
+            val = PMC_SLICE_LIT("0");
+        else if (pmc_slice_eq(key, "found"))
+            val = PMC_SLICE_LIT("TRUE");
+        else if ((ks->flags & PMC_K_REQUIRED) || pf_chance(c->r, 1, 2))
+            val = pf_typed_value(&c->s->arena, c->r, ks->type);
+        else
+            continue;
+        pf_item_add(c->s, it, it->n, pf_spec_key(&c->s->arena, c->r, ks), val);
+    }
+    return 1;
+}
+
+static int op_drop_key(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it || !it->n)
+        return 0;
+    pf_item_del(it, pf_below(c->r, it->n));
+    return 1;
+}
+
+static int op_dup_key(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it || !it->n)
+        return 0;
+    pf_kv kv = it->kv[pf_below(c->r, it->n)];
+    if (pf_chance(c->r, 1, 2))
+        kv.val = pf_typed_value(&c->s->arena, c->r, PMC_T_STR);
+    return pf_item_add(c->s, it, pf_below(c->r, it->n + 1), kv.key, kv.val) == 0;
+}
+
+static int op_rename_key(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it || !it->n)
+        return 0;
+    it->kv[pf_below(c->r, it->n)].key = pf_key_name(&c->s->arena, c->r, spec_of(it));
+    return 1;
+}
+
+static int op_add_key(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it)
+        return 0;
+    const pmc_cmdspec *cs = spec_of(it);
+    pmc_slice k = pf_key_name(&c->s->arena, c->r, cs);
+    uint8_t type = PMC_T_STR;
+    if (cs)
+        for (size_t i = 0; i < cs->nkeys; i++)
+            if (pmc_slice_eq(k, cs->keys[i].name))
+                type = cs->keys[i].type;
+    return pf_item_add(c->s, it, pf_below(c->r, it->n + 1), k,
+                       pf_typed_value(&c->s->arena, c->r, type)) == 0;
+}
+
+static int op_typed_value(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it || !it->n)
+        return 0;
+    pf_kv *kv = &it->kv[pf_below(c->r, it->n)];
+    const pmc_cmdspec *cs = spec_of(it);
+    uint8_t type = PMC_T_INT;
+    if (cs)
+        for (size_t i = 0; i < cs->nkeys; i++)
+            if (pmc_slice_eqs(kv->key, pmc_slice_cstr(cs->keys[i].name)))
+                type = cs->keys[i].type;
+    kv->val = pf_typed_value(&c->s->arena, c->r, type);
+    return 1;
+}
+
+static int op_limit_value(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it || !it->n)
+        return 0;
+    pf_kv *kv = &it->kv[pf_below(c->r, it->n)];
+    kv->val = pf_limit_value(&c->s->arena, c->r, budget(c) + kv->val.len);
+    return 1;
+}
+
+static int op_semi_value(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it || !it->n)
+        return 0;
+    pf_kv *kv = &it->kv[pf_below(c->r, it->n)];
+    size_t run = 1 + pf_below(c->r, 8);
+    char *p = pf_arena_alloc(&c->s->arena, kv->val.len + run + 1);
+    if (!p)
+        return 0;
+    size_t at = pf_below(c->r, kv->val.len + 1);
+    memcpy(p, kv->val.ptr, at);
+    memset(p + at, pf_below(c->r, 3) ? ';' : (pf_below(c->r, 2) ? ' ' : '\\'), run);
+    memcpy(p + at + run, kv->val.ptr + at, kv->val.len - at);
+    kv->val = (pmc_slice){ p, kv->val.len + run };
+    it->dialect = pmc_dialect_get(pf_below(c->r, 2) ? "draft" : "mpich-4.1-client");
+    return 1;
+}
+
+static int op_flood(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it)
+        return 0;
+    size_t want = pf_flood_count(c->r);
+    int mode = (int)pf_below(c->r, 3);
+    pf_kv seed = it->n ? it->kv[pf_below(c->r, it->n)]
+                       : (pf_kv){ PMC_SLICE_LIT("k"), PMC_SLICE_LIT("v") };
+    size_t room = budget(c);
+    for (size_t i = it->n; i < want; i++) {
+        char key[32];
+        pmc_slice k = seed.key;
+        if (mode == 1) { /* distinct keys: a table indexed by key fills too */
+            int n = snprintf(key, sizeof key, "k%zu", i);
+            k = pf_arena_dup(&c->s->arena, key, (size_t)n);
+        } else if (mode == 2) {
+            k = pf_key_name(&c->s->arena, c->r, spec_of(it));
+        }
+        size_t cost = k.len + seed.val.len + 2;
+        if (cost > room)
+            break;
+        room -= cost;
+        if (pf_item_add(c->s, it, it->n, k, seed.val) != 0)
+            break;
+    }
+    return 1;
+}
+
+static int op_split(pf_ctx *c)
+{
+    size_t pos;
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, &pos);
+    if (!it || it->n < 2)
+        return 0;
+    size_t cut = 1 + pf_below(c->r, it->n - 1);
+    pf_item *b = pf_stream_insert(c->s, pos + 1, it);
+    if (!b)
+        return 0;
+    it = &c->s->it[pos]; /* the insert may have moved the array */
+    it->n = cut;
+    memmove(b->kv, b->kv + cut, (b->n - cut) * sizeof *b->kv);
+    b->n -= cut;
+    return 1;
+}
+
+static int op_merge(pf_ctx *c)
+{
+    size_t pa, pb;
+    pf_item *a = pf_stream_pick_msg(c->s, c->r, &pa);
+    pf_item *b = pf_stream_pick_msg(c->s, c->r, &pb);
+    if (!a || !b || pa == pb)
+        return 0;
+    for (size_t i = 0; i < b->n; i++)
+        if (pf_item_add(c->s, a, a->n, b->kv[i].key, b->kv[i].val) != 0)
+            return 0;
+    pf_stream_remove(c->s, pb);
+    return 1;
+}
+
+static int op_dup_msg(pf_ctx *c)
+{
+    if (!c->s->n)
+        return 0;
+    size_t i = pf_below(c->r, c->s->n);
+    pf_item copy = c->s->it[i];
+    return pf_stream_insert(c->s, pf_below(c->r, c->s->n + 1), &copy) != NULL;
+}
+
+static int op_del_msg(pf_ctx *c)
+{
+    if (c->s->n < 2)
+        return 0;
+    pf_stream_remove(c->s, pf_below(c->r, c->s->n));
+    return 1;
+}
+
+static int op_swap_msgs(pf_ctx *c)
+{
+    if (c->s->n < 2)
+        return 0;
+    size_t a = pf_below(c->r, c->s->n), b = pf_below(c->r, c->s->n);
+    pf_item t = c->s->it[a];
+    c->s->it[a] = c->s->it[b];
+    c->s->it[b] = t;
+    return a != b;
+}
+
+static int op_dialect(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it)
+        return 0;
+    size_t nd = 0;
+    const pmc_dialect *const *ds = pmc_dialect_list(&nd);
+    it->dialect = ds[pf_below(c->r, nd)];
+    return 1;
+}
+
+static int op_wire(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it)
+        return 0;
+    unsigned w = c->cfg->wires;
+    if (it->wire == PMC_WIRE_V2 && (w & PMIFUZZ_WIRE_V1))
+        it->wire = PMC_WIRE_V1;
+    else if (it->wire != PMC_WIRE_V2 && (w & PMIFUZZ_WIRE_V2))
+        it->wire = PMC_WIRE_V2;
+    else
+        return 0;
+    return 1;
+}
+
+/* libFuzzer's byte mutations (with its comparison-guided ones) applied to
+ * one field only: the framing stays intact, so they reach the code that
+ * compares keys, values and names instead of the length check. */
+static pmc_slice bytes_of(pf_ctx *c, pmc_slice f)
+{
+    size_t max = f.len + 16;
+    uint8_t *p = pf_arena_alloc(&c->s->arena, max + 1);
+    if (!p)
+        return f;
+    if (f.len)
+        memcpy(p, f.ptr, f.len);
+    size_t n = pf_byte_mutate(p, f.len, max, c->r);
+    return (pmc_slice){ (const char *)p, n };
+}
+
+static int op_bytes_value(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it || !it->n)
+        return 0;
+    pf_kv *kv = &it->kv[pf_below(c->r, it->n)];
+    kv->val = bytes_of(c, kv->val);
+    return 1;
+}
+
+static int op_bytes_key(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it || !it->n)
+        return 0;
+    pf_kv *kv = &it->kv[pf_below(c->r, it->n)];
+    kv->key = bytes_of(c, kv->key);
+    return 1;
+}
+
+static int op_bytes_name(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it)
+        return 0;
+    it->name = bytes_of(c, it->name);
+    return 1;
+}
+
+/* Raw damage is recorded on the item and applied when it is encoded. */
+static int damage(pf_ctx *c, pf_damage d, uint32_t arg)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    if (!it)
+        return 0;
+    it->dmg = d;
+    it->arg = arg;
+    it->arg2 = (uint32_t)pf_rng_next(c->r);
+    return 1;
+}
+
+static int op_cut(pf_ctx *c)
+{
+    return damage(c, PF_DMG_CUT, (uint32_t)pf_rng_next(c->r));
+}
+static int op_lenfield(pf_ctx *c)
+{
+    return damage(c, PF_DMG_LENFIELD, (uint32_t)pf_below(c->r, PF_LEN__COUNT));
+}
+static int op_semirun(pf_ctx *c)
+{
+    return damage(c, PF_DMG_SEMIRUN, (uint32_t)pf_rng_next(c->r));
+}
+static int op_bytes(pf_ctx *c)
+{
+    return damage(c, PF_DMG_BYTES, (uint32_t)pf_rng_next(c->r));
+}
+static int op_junk(pf_ctx *c)
+{
+    return damage(c, PF_DMG_JUNK, (uint32_t)pf_rng_next(c->r));
+}
+
+static const pf_op ops[] = {
+    { "swap-cmd", op_swap_cmd, 3, 0 },     { "new-msg", op_new_msg, 2, 0 },
+    { "answer", op_answer, 6, 0 },
+    { "drop-key", op_drop_key, 4, 0 },     { "dup-key", op_dup_key, 3, 0 },
+    { "rename-key", op_rename_key, 3, 0 }, { "add-key", op_add_key, 3, 0 },
+    { "typed-value", op_typed_value, 4, 0 }, { "limit-value", op_limit_value, 2, 0 },
+    { "semi-value", op_semi_value, 1, 0 }, { "flood", op_flood, 2, 0 },
+    { "split", op_split, 1, 0 },           { "merge", op_merge, 1, 0 },
+    { "dup-msg", op_dup_msg, 1, 0 },       { "del-msg", op_del_msg, 1, 0 },
+    { "swap-msgs", op_swap_msgs, 1, 0 },   { "dialect", op_dialect, 1, 0 },
+    { "wire", op_wire, 1, 0 },             { "bytes-value", op_bytes_value, 6, 0 },
+    { "bytes-key", op_bytes_key, 2, 0 },   { "bytes-name", op_bytes_name, 1, 0 },
+    { "cut", op_cut, 2, 1 },
+    { "lenfield", op_lenfield, 3, 1 },     { "semirun", op_semirun, 1, 1 },
+    { "bytes", op_bytes, 2, 1 },           { "junk", op_junk, 1, 1 },
+};
+
+const pf_op *pf_ops(size_t *n)
+{
+    *n = sizeof ops / sizeof *ops;
+    return ops;
+}

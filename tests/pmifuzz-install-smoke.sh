@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# libpmifuzz from an installed prefix: a harness built with nothing but
+#   clang -fsanitize=fuzzer harness.c $(pkg-config --cflags --libs pmifuzz)
+# runs with the custom mutator and finds its planted overflow.  Skipped (77)
+# without a clang that has libFuzzer.
+set -euo pipefail
+build=$1 consumer=$2 work=$3 clang=${4:-clang}
+fail() { printf 'pmifuzz-install-smoke: FAIL: %s\n' "$*" >&2; exit 1; }
+
+command -v "$clang" >/dev/null || { echo "no $clang: skipped"; exit 77; }
+rm -rf "$work"; mkdir -p "$work"
+printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n){(void)d;(void)n;return 0;}\n' >"$work/probe.c"
+"$clang" -fsanitize=fuzzer -o "$work/probe" "$work/probe.c" 2>/dev/null || { echo "no libFuzzer: skipped"; exit 77; }
+
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+pc=$(find "$work/prefix" -name pmifuzz.pc -path '*/pkgconfig/*' | head -n 1)
+[ -n "$pc" ] || fail "pmifuzz.pc was not installed"
+export PKG_CONFIG_PATH=$(dirname "$pc")
+dict=$(pkg-config --variable=dict pmifuzz)
+[ -s "$dict" ] || fail "the dictionary $dict was not installed"
+grep -q '"cmd=kvs-get"' "$dict" || fail "the dictionary lacks the schema's commands"
+grep -rq 'pmi2conform::pmifuzz' "$work/prefix" --include='pmi2conformTargets*.cmake' ||
+    fail "the CMake package does not export pmi2conform::pmifuzz"
+
+# shellcheck disable=SC2046 # pkg-config output is a word list by design
+"$clang" -fsanitize=fuzzer -o "$work/harness" "$consumer/harness.c" $(pkg-config --cflags --libs pmifuzz)
+
+mkdir -p "$work/corpus"
+printf 'cmd=put kvsname=kvs_1 key=a value=b\n' >"$work/corpus/seed"
+set +e
+"$work/harness" -seed=1 -runs=200000 -max_total_time=60 -dict="$dict" \
+    -artifact_prefix="$work/" "$work/corpus" >"$work/log" 2>&1
+rc=$?
+set -e
+grep -q 'found LLVMFuzzerCustomMutator' "$work/log" || { cat "$work/log"; fail "libFuzzer did not find the custom mutator"; }
+[ $rc -ne 0 ] && ls "$work"/crash-* >/dev/null 2>&1 || { tail -20 "$work/log"; fail "the planted pair-table overflow was not found"; }
+grep -E '^#[0-9]+|stat::number_of_executed_units' "$work/log" | tail -2
+echo "pkg-config harness found: $(ls "$work"/crash-* | head -1)"
+
+# the same harness through find_package(pmi2conform) -> pmi2conform::pmifuzz
+cmake -S "$consumer" -B "$work/cmake" -DCMAKE_C_COMPILER="$clang" \
+    -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$work/cmake" >/dev/null
+"$work/cmake/harness" -seed=1 -runs=1 "$work/corpus" >"$work/log-cmake" 2>&1 ||
+    { cat "$work/log-cmake"; fail "the find_package harness did not run"; }
+grep -q 'found LLVMFuzzerCustomMutator' "$work/log-cmake" ||
+    fail "the find_package harness does not carry the custom mutator"
+echo "pmifuzz install smoke passed"
