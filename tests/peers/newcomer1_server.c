@@ -418,7 +418,7 @@ static int process(struct conn *c)
             handle_block(c, block);
             continue;
         }
-        nl = strchr(c->buf, '\n');
+        nl = memchr(c->buf, '\n', c->len);
         if (!nl)
             return 0;
         {
@@ -428,6 +428,16 @@ static int process(struct conn *c)
             line[used - 1] = 0;
             memmove(c->buf, c->buf + used, c->len - used);
             c->len -= used;
+            if ((int)strlen(line) != used - 1) {
+                /* a NUL inside the line: strtok would cut there, refuse it */
+                char *sp = strpbrk(line, " ");
+                if (sp)
+                    *sp = 0;
+                fprintf(stderr, "newcomer1: rank %d: NUL byte in line, refused\n", c->rank);
+                sendf(c, "%s_result rc=3 msg=NUL_byte_in_line\n",
+                      strncmp(line, "cmd=", 4) == 0 ? line : "cmd=error");
+                continue;
+            }
             handle_v1(c, line);
         }
     }
