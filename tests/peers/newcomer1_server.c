@@ -60,6 +60,7 @@ static pid_t pids[MAXRANKS];
 static int alive;
 static int job_status;
 static int barrier_count;
+static int job_broken;      /* a rank left before finalize: barriers fail */
 static char kvsname[64];
 static int debug;
 
@@ -271,6 +272,10 @@ static void handle_v1(struct conn *c, char *line)
     }
     if (strcmp(cmd, "barrier_in") == 0) {
         int i;
+        if (job_broken) {
+            send_str(c, "cmd=barrier_out rc=1 msg=a_rank_exited_before_finalize\n");
+            return;
+        }
         c->in_barrier = 1;
         barrier_count++;
         if (barrier_count >= size) {
@@ -599,6 +604,18 @@ int main(int argc, char **argv)
                 continue;
             got = read(c->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len);
             if (got <= 0) {
+                if (!c->finalized && c->rank >= 0) {
+                    /* a rank left without finalize: nobody can finish a barrier now */
+                    int j;
+                    fprintf(stderr, "newcomer1: rank %d closed its connection before finalize\n", c->rank);
+                    job_broken = 1;
+                    for (j = 0; j < nconns; j++) {
+                        if (conns[j].in_barrier && &conns[j] != c) {
+                            send_str(&conns[j], "cmd=barrier_out rc=1 msg=a_rank_exited_before_finalize\n");
+                            conns[j].in_barrier = 0;
+                        }
+                    }
+                }
                 close_conn(c);
                 continue;
             }
