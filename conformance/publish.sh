@@ -108,6 +108,9 @@ for p in strict hydra-4.0 hydra-4.1 slurm pmi1 no-nameserv; do
 done
 # an independent server written from SPEC.md alone (tests/peers/README.md)
 server newcomer "python3 tests/peers/newcomer_server.py -n {n} --" --timeout 5
+if [ -x "$build/tests/newcomer1_server" ]; then # the same, PMI-1 only, in C
+    server newcomer1 "$build/tests/newcomer1_server -n {n} --" --timeout 5
+fi
 client client-libpmiclient-pmi2 "$build/conformance/drivers/pmi2-driver"
 client client-libpmiclient-pmi1 "$build/conformance/drivers/pmi1-driver"
 # Debian's libmpich (PMI-1), graded through an ordinary MPI program
