@@ -228,6 +228,24 @@ static void obs_text(const pcf_ctx *c, char *buf, size_t n)
                  c->obs.detail);
 }
 
+/* The exchange after case e failed.  A fence or barrier the server refused
+ * means a process of the job ended during the case (FENCE-9 answers so):
+ * the case cost the job a process, so rank 0's own success does not stand
+ * for it ("job-killed", as when the job ends with the case open). */
+static void lost_obs(pcf_ctx *c, const pcf_entry *e, const char *why, char *mine, size_t n)
+{
+    if (!strstr(why, "fence refused") && !strstr(why, "barrier refused"))
+        return;
+    if (c->observed && c->obs.verdict != PCF_PASS)
+        return; /* rank 0's own finding is worse already */
+    pcf_grade(e->c, "job-killed", c->o->strict, &c->obs);
+    snprintf(c->obs.detail, sizeof c->obs.detail,
+             "a process of the job ended during this case: the server refused the fence "
+             "after it (%s), so the other ranks' observations never came", why);
+    c->observed = true;
+    obs_text(c, mine, n);
+}
+
 static int parse_obs(const char *s, pcf_obs *o)
 {
     if (s[0] == '-' && !s[1])
@@ -662,6 +680,7 @@ int pcf_run_job(const pcf_opts *o)
                     if (!plan[j].skip && !plan[j].destructive)
                         lost_next = plan[j].e->c->id;
                 if (rank0) { /* what rank 0 saw still counts; say why the others are missing */
+                    lost_obs(&c, e, err, mine, sizeof mine);
                     char *one[1] = { mine };
                     aggregate(&rs, e, one, 1, us, resf, it);
                 }
