@@ -80,7 +80,8 @@ for n in $(cat "$cluster/nodes"); do
         case "$cmd" in "sleep infinity "|"slurmd "*|"") ;; *) fail "left on $n: ${p#/proc/} $cmd" ;; esac
     done
 done
-pgrep -f -- "$conform server --child" >/dev/null && fail "a rank of the run is left: $(pgrep -af -- "$conform server --child" | head -3)"
+# (this run's ranks only: other tests' ranks may run beside it)
+pgrep -f -- "--json=$orch/json" >/dev/null && fail "a rank of the run is left: $(pgrep -af -- "--json=$orch/json" | head -3)"
 [ $rc -eq 0 ] || tail -20 "$work/stderr.txt" >&2
 rm -rf "$orch"
 exit $rc
