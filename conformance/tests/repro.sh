@@ -38,9 +38,20 @@ for r in $(cat "$out/fails"); do
     printf '%s\n%s\n1\n' "$d" "$bad"
     printf '%s\n%s\n0\n' "$d" "$good"
 done >"$out/jobs"
-# replays mostly wait (pauses, a job's end): several at once
-grep -v '^MISMATCH' "$out/jobs" | xargs -d "\n" -n 3 -P 8 sh "$0" --one >"$out/mismatches"
+# replays mostly wait (pauses, a job's end): several at once; every process
+# they start carries PCF_REPRO_TEST, so what one leaves behind is found
+grep -v '^MISMATCH' "$out/jobs" |
+    PCF_REPRO_TEST="$$.$(date +%s%N)" sh -c 'echo "$PCF_REPRO_TEST" >"$1.mark"; xargs -d "\n" -n 3 -P 8 sh "$0" --one' "$0" "$out/jobs" >"$out/mismatches"
 grep -h '^MISMATCH' "$out/jobs" "$out/required" >>"$out/mismatches"
+sleep 1
+mark=$(cat "$out/jobs.mark")
+for e in /proc/[0-9]*/environ; do
+    grep -qzx "PCF_REPRO_TEST=$mark" "$e" 2>/dev/null || continue
+    p=${e#/proc/}
+    p=${p%/environ}
+    echo "MISMATCH left behind: $p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" >>"$out/mismatches"
+    kill -9 "$p" 2>/dev/null
+done
 if [ -s "$out/mismatches" ]; then
     cat "$out/mismatches"
     echo "$(grep -c '^MISMATCH' "$out/mismatches") of $((2 * n)) replays of $n FAILs did not judge as they should"
