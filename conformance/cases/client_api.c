@@ -50,9 +50,15 @@ static void run_init_values(pcf_ctx *c)
         pcf_cfield(r, k, "PMI2_Init", "rank", rank, sizeof rank);
         pcf_cfield(r, k, "PMI2_Init", "size", size, sizeof size);
         pcf_cfield(r, k, "PMI2_Init", "appnum", appnum, sizeof appnum);
-        if (rc != 0 || atoi(rank) != k || atoi(size) != r->np || atoi(appnum) != 0) {
-            pcf_observe(c, "wrong-values", "rank %d: PMI2_Init rc=%ld rank=%s size=%s appnum=%s",
-                        k, rc, rank, size, appnum);
+        /* what this server answered (Slurm's appnum is always -1: FULLINIT-10) */
+        long long sr = k, ss = r->np, sa = 0;
+        pcf_cresponse_int(r, k, "fullinit-response", "rank", &sr);
+        pcf_cresponse_int(r, k, "fullinit-response", "size", &ss);
+        pcf_cresponse_int(r, k, "fullinit-response", "appnum", &sa);
+        if (rc != 0 || atoll(rank) != sr || atoll(size) != ss || atoll(appnum) != sa) {
+            pcf_observe(c, "wrong-values", "rank %d: PMI2_Init rc=%ld rank=%s size=%s appnum=%s; "
+                        "the server answered rank=%lld size=%lld appnum=%lld", k, rc, rank,
+                        size, appnum, sr, ss, sa);
             return;
         }
     }
@@ -167,14 +173,38 @@ static void run_kvs_roundtrip(pcf_ctx *c)
     expect_value(c, ref(c), "PMI2_KVS_Get", "v%d", true);
 }
 
+/* a run of its own: a server that refuses empty values (Hydra 4.1, H1) ends
+ * that job only, and the case is UNSUPPORTED (pcf_cserver_ended) */
 static void run_kvs_empty(pcf_ctx *c)
 {
-    expect_value(c, ref(c), "PMI2_KVS_Get:empty", "", true);
+    expect_value(c, script(c, "empty", 2), "PMI2_KVS_Get:empty", "", true);
 }
 
 static void run_escape_roundtrip(pcf_ctx *c)
 {
-    expect_value(c, ref(c), "PMI2_KVS_Get:semi", "a;b;c", true);
+    const pcf_crun *r = ref(c);
+    if (!r)
+        return;
+    for (int k = 0; k < r->np; k++) {
+        long rc;
+        char got[2200];
+        if (rc_of(c, r, k, "PMI2_KVS_Get:semi", &rc))
+            return;
+        if (rc == 0 && value_is(r, k, "PMI2_KVS_Get:semi", "a;b;c", got, sizeof got))
+            continue;
+        /* a server that does not read ";;" (Hydra 4.1+) never gives the value back:
+         * nothing of the client to grade */
+        if (!pcf_cresponse_has(r, k, "kvs-get-response", "value", "a;b;c")) {
+            pcf_observe(c, "server-mangled", "rank %d: the %s server never answered the value "
+                        "a;b;c (the peer put it escaped, a;;b;;c); the client got rc=%ld, "
+                        "value(hex) %s", k, r->persona, rc, got);
+            return;
+        }
+        pcf_observe(c, "wrong-value", "rank %d: PMI2_KVS_Get:semi rc=%ld value(hex)=%s; the "
+                    "server answered a;b;c", k, rc, got);
+        return;
+    }
+    pcf_observe(c, "ok", "PMI2_KVS_Get:semi returned a;b;c on every rank");
 }
 
 static void run_kvs_missing(pcf_ctx *c)
@@ -213,7 +243,8 @@ static void run_escape_sent(pcf_ctx *c)
         if (strcmp(q->name, "kvs-put") || pcf_creq_msg(c, q, &m) || !pmc_msg_get(&m, "key", &k) ||
             k.len < 8 || memcmp(k.ptr, "pcf-semi", 8) != 0)
             continue;
-        if (q->notes & PMC_NOTE_ESCAPED_SEMI)
+        /* the harness's decoder's notes, not the persona's (Hydra 4.1 leaves ;; as is) */
+        if (m.notes & PMC_NOTE_ESCAPED_SEMI)
             pcf_observe(c, "ok", "';' doubled: %s", pcf_cshow(q->raw, q->len, b, sizeof b));
         else
             pcf_observe(c, "unescaped", "rank %d: %s", q->rank,
@@ -586,7 +617,9 @@ static const pcf_ccase cases[] = {
          "kvs-put of a;b;c carries a;;b;;c", run_escape_sent),
     CASE("client/api/escape-roundtrip", "ESC-3", "a value with ';' comes back intact",
          "PMI2_KVS_Get returns a;b;c", run_escape_roundtrip,
-         { "wrong-value", PCF_DEVIATES, NULL, "the value was cut or altered" }),
+         { "wrong-value", PCF_DEVIATES, NULL, "the value was cut or altered" },
+         { "server-mangled", PCF_UNSUPPORTED, NULL,
+           "the server never sent a;b;c back (it does not decode ;;): not the client's" }),
     CASE("client/api/nodeattr", "NODEATTR-2", "PMI2_Info_GetNodeAttr",
          "the attribute rank 0 put", run_nodeattr),
     CASE("client/api/nodeattr-missing", "NODEATTR-3", "PMI2_Info_GetNodeAttr of a missing name",

@@ -28,7 +28,7 @@ static int rc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long
 static void grade_finished(pcf_ctx *c, const pcf_crun *r, const char *what)
 {
     char b[100];
-    if (!r)
+    if (!r || pcf_cserver_ended(c, r, false))
         return;
     if (r->timed_out) {
         pcf_observe(c, "hang", "%s: the program was still running at the deadline", what);
@@ -51,7 +51,7 @@ static void grade_finished(pcf_ctx *c, const pcf_crun *r, const char *what)
 static void grade_no_hang(pcf_ctx *c, const pcf_crun *r, const char *what)
 {
     char b[100];
-    if (!r)
+    if (!r || pcf_cserver_ended(c, r, false))
         return;
     if (r->timed_out) {
         pcf_observe(c, "hang", "%s: the program was still running at the deadline", what);

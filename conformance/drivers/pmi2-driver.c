@@ -4,8 +4,9 @@
  * against it.  The script comes from PCF_DRIVER_SCRIPT (or argv[1]):
  *
  *   all            every call of pmi2.h but spawn/connect (the default)
- *   basic          all without the values real servers mangle (';', empty):
- *                  for dialect personas (Hydra 4.1 ends the job on an empty value)
+ *   basic          all without the value real servers mangle (';')
+ *   empty          an empty value put, fenced and read back (Hydra 4.1 ends the
+ *                  job on it, H1: a run of its own, so nothing else is lost)
  *   nodeattr-wait  rank 1 waits in Info_GetNodeAttr until rank 0 puts (2+ ranks)
  *   threads        concurrent KVS_Get from 4 threads (thrid, THRID-8)
  *   spawn          Job_Spawn of one command
@@ -253,8 +254,6 @@ static void script_all(bool unusual)
     if (unusual) {
         snprintf(key, sizeof key, "pcf-semi%d", g_rank);
         put("PMI2_KVS_Put:semi", key, "a;b;c");
-        snprintf(key, sizeof key, "pcf-empty%d", g_rank);
-        put("PMI2_KVS_Put:empty", key, "");
     }
     if (g_rank == 0)
         putnodeattr("pcf-na", "nv");
@@ -264,8 +263,6 @@ static void script_all(bool unusual)
     if (unusual) {
         snprintf(key, sizeof key, "pcf-semi%d", peer);
         do_get("PMI2_KVS_Get:semi", key);
-        snprintf(key, sizeof key, "pcf-empty%d", peer);
-        do_get("PMI2_KVS_Get:empty", key);
     }
     do_get("PMI2_KVS_Get:missing", "pcf-missing");
     do_nodeattr("PMI2_Info_GetNodeAttr", "pcf-na", 0);
@@ -291,6 +288,18 @@ static void script_all(bool unusual)
     if (!LACKS("PMI2_Nameserv_lookup:gone", PMI2_Nameserv_lookup))
         say("PMI2_Nameserv_lookup:gone", PMI2_Nameserv_lookup(svc, NULL, got, sizeof got),
             NULL);
+}
+
+/* KVS-11: an empty value, in a run of its own (Hydra 4.1 ends the job on it) */
+static void script_empty(void)
+{
+    char key[64];
+    int peer = g_size > 0 ? (g_rank + 1) % g_size : 0;
+    snprintf(key, sizeof key, "pcf-empty%d", g_rank);
+    put("PMI2_KVS_Put:empty", key, "");
+    fence();
+    snprintf(key, sizeof key, "pcf-empty%d", peer);
+    do_get("PMI2_KVS_Get:empty", key);
 }
 
 static void script_nodeattr_wait(void)
@@ -621,7 +630,8 @@ int main(int argc, char **argv)
     const char *script = getenv("PCF_DRIVER_SCRIPT");
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         printf("usage: pmi2-driver [SCRIPT]   (or PCF_DRIVER_SCRIPT=SCRIPT)\n"
-               "scripts: all basic nodeattr-wait threads spawn connect abort abort-null init limits\n"
+               "scripts: all basic empty nodeattr-wait threads spawn connect abort abort-null init\n"
+               "         limits\n"
                "         groups groups-timeout\n"
                "Run under a PMI-2 process manager; prints one 'pcf' line per call.\n"
                "exit status: 0 the script ran to its end, 2 usage.\n");
@@ -645,6 +655,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(script, "all") == 0 || strcmp(script, "basic") == 0)
         script_all(strcmp(script, "all") == 0);
+    else if (strcmp(script, "empty") == 0)
+        script_empty();
     else if (strcmp(script, "nodeattr-wait") == 0)
         script_nodeattr_wait();
     else if (strcmp(script, "threads") == 0)

@@ -6,6 +6,7 @@
  * and exit codes are server mode's. */
 #include "client.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -149,6 +150,8 @@ typedef struct runner {
     uint64_t spent;      /* this case: time in pcf_client_run */
     uint64_t charged;    /* this case: the durations of the runs it got first */
     uint64_t t0;
+    slot **used;         /* this case: the runs it got, in order (their transcripts) */
+    size_t nused, capused;
 } runner;
 
 static runner R;
@@ -162,11 +165,29 @@ typedef struct live {
     size_t *outcap;
     int *conn_ids;       /* connections the client may still send on */
     size_t nconn, capconn;
+    pmc_decoder *dec;    /* SPEC.md's reading of a request (not the persona's) */
 } live;
 
 static int rank_ok(const live *L, int rank)
 {
     return L->r && rank >= 0 && rank < L->r->np;
+}
+
+/* The run's transcript: connection "r<rank>" (a rank's later connections
+ * "r<rank>.c<id>", one of no rank "c<id>"), times from the run's start. */
+static void tr_add(live *L, pmt_kind kind, int conn, int rank, pmt_side side, const void *p,
+                   size_t n)
+{
+    char lab[40];
+    if (!L->r)
+        return;
+    if (!rank_ok(L, rank))
+        snprintf(lab, sizeof lab, "c%d", conn);
+    else if (L->r->ranks[rank].conn0 < 0 || L->r->ranks[rank].conn0 == conn)
+        snprintf(lab, sizeof lab, "r%d", rank);
+    else
+        snprintf(lab, sizeof lab, "r%d.c%d", rank, conn);
+    pmt_add_event(&L->r->trace, kind, pws_now_usec() - L->r->t0, lab, side, p, n);
 }
 
 static void obs_request(void *ctx, int conn, int rank, const pmc_msg *m, const pmc_vreport *rep)
@@ -195,7 +216,18 @@ static void obs_request(void *ctx, int conn, int rank, const pmc_msg *m, const p
     q->rank = rank;
     q->wire = m->wire;
     pmc_slice_copy(m->name, q->name, sizeof q->name);
+    /* the forms SPEC.md sees in it: a dialect persona's decoder reads ";;"
+     * or a length field its own way (Hydra 4.1 leaves ";;" as two tokens) */
     q->notes = m->notes;
+    if (L->dec) {
+        pmc_msg hm;
+        pmc_error he;
+        size_t used = 0;
+        pmc_decoder_reset(L->dec);
+        if (pmc_decode_buffer(L->dec, m->raw.ptr, m->raw.len, 0, &hm, &he, &used) == PMC_MSG &&
+            used == m->raw.len)
+            q->notes = hm.notes | (m->notes & PMC_NOTE_CONTINUED);
+    }
     q->vnotes = rep->notes;
     q->valid = rep->ok;
     size_t k = 0;
@@ -231,7 +263,8 @@ static void obs_request(void *ctx, int conn, int rank, const pmc_msg *m, const p
 static void obs_bytes(void *ctx, int conn, int rank, bool from_client, const void *p, size_t n)
 {
     live *L = ctx;
-    (void)conn;
+    if (L->r)
+        tr_add(L, PMT_EV_DATA, conn, rank, from_client ? PMT_CLIENT : PMT_SERVER, p, n);
     if (!rank_ok(L, rank))
         return;
     pcf_crank *k = &L->r->ranks[rank];
@@ -289,6 +322,20 @@ static void obs_event(void *ctx, int conn, int rank, const char *what, const cha
         conn_track(L, conn, true);
     else if (strcmp(what, "eof") == 0 || strcmp(what, "close") == 0)
         conn_track(L, conn, false);
+    if (rank_ok(L, rank) && strcmp(what, "open") == 0 && L->r->ranks[rank].conn0 < 0)
+        L->r->ranks[rank].conn0 = conn;
+    if (L->r && strcmp(what, "open") == 0) {
+        char info[32] = "";
+        if (rank >= 0)
+            snprintf(info, sizeof info, "rank=%d", rank);
+        tr_add(L, PMT_EV_OPEN, conn, rank, PMT_SERVER, info, strlen(info));
+    } else if (L->r && strcmp(what, "eof") == 0) {
+        tr_add(L, PMT_EV_EOF, conn, rank, PMT_CLIENT, NULL, 0);
+    } else if (L->r && strcmp(what, "close") == 0) {
+        if (why && *why)
+            tr_add(L, PMT_EV_NOTE, conn, rank, PMT_SERVER, why, strcspn(why, "\n"));
+        tr_add(L, PMT_EV_CLOSE, conn, rank, PMT_SERVER, NULL, 0);
+    }
     if (!rank_ok(L, rank))
         return;
     if (strcmp(what, "open") == 0)
@@ -312,12 +359,38 @@ static void on_abort(void *ctx, pms_job *j, int rank, bool world, int code, cons
 {
     live *L = ctx;
     (void)j;
-    (void)rank;
     (void)world;
     (void)code;
-    (void)msg;
     if (!L->r)
         return;
+    pcf_crun *r = L->r;
+    /* the server's own teardown (a persona that ends the job on a request
+     * it refuses), unless the rank's last request was an abort */
+    long last = -1;
+    for (size_t i = r->nreq; i-- > 0;)
+        if (r->req[i].rank == rank) {
+            last = (long)i;
+            break;
+        }
+    if (!r->server_ended && (last < 0 || strcmp(r->req[last].name, "abort") != 0 ||
+                             r->ranks[rank].decode_err[0])) {
+        r->server_ended = true;
+        r->ended_rank = rank;
+        r->ended_usec = pws_now_usec() - r->t0;
+        snprintf(r->ended_why, sizeof r->ended_why, "%s", msg ? msg : "");
+        char note[260];
+        snprintf(note, sizeof note, "the server ends the job: %s", r->ended_why);
+        pmt_add_event(&r->trace, PMT_EV_NOTE, pws_now_usec() - r->t0, "server", PMT_SERVER,
+                      note, strlen(note));
+        if (!r->aborted) {
+            /* the job's end, as a launcher does it: every rank killed */
+            r->aborted = true;
+            for (int i = 0; i < r->np; i++)
+                if (L->pid[i] > 0 && !r->ranks[i].exited)
+                    kill(-L->pid[i], SIGKILL);
+            return;
+        }
+    }
     L->r->aborted = true;
     if (L->r->spec.abort_ignored)
         return;
@@ -534,6 +607,7 @@ static bool drained(const live *L)
 static void execute(pcf_crun *r, unsigned timeout_ms)
 {
     uint64_t t0 = pws_now_usec();
+    r->t0 = t0;
     pms_config cfg;
     pms_config_default(&cfg);
     cfg.persona = r->persona;
@@ -559,6 +633,9 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
     size_t outcap[r->np];
     live L = { .r = r, .pid = pid, .outfd = outfd, .errfd = errfd, .pidfd = pidfd,
                .outcap = outcap };
+    pmc_decoder_opts dopt;
+    pcf_wire_decoder_opts(&dopt);
+    L.dec = pmc_decoder_new(&dopt);
     pms_observer ob = { .ctx = &L, .request = obs_request, .bytes = obs_bytes,
                         .decode_error = obs_decode_error, .event = obs_event };
     pms_set_observer(s, &ob);
@@ -661,6 +738,8 @@ static void execute(pcf_crun *r, unsigned timeout_ms)
     pms_server_free(s);
     fclose(cfg.log);
     free(L.conn_ids);
+    if (L.dec)
+        pmc_decoder_free(L.dec);
     for (int i = 0; i < r->np; i++) {
         const char *d = r->ranks[i].out ? strstr(r->ranks[i].out, "pcf-driver ") : NULL;
         if (!d)
@@ -728,6 +807,7 @@ static void free_run(pcf_crun *r)
     for (int i = 0; i < r->np; i++)
         free(r->ranks[i].out);
     free(r->ranks);
+    pmt_trace_free(&r->trace);
     free(r);
 }
 
@@ -757,6 +837,9 @@ static slot *new_slot(const pcf_cspec *s, unsigned tmo, int state)
     sl->tmo = tmo;
     sl->state = state;
     r->spec = *s;
+    pmt_trace_init(&r->trace);
+    for (int i = 0; i < s->np; i++)
+        r->ranks[i].conn0 = -1;
     for (int i = 0; i < s->nfaults; i++)
         if (s->faults[i].len) {
             if (!(sl->data[i] = malloc(s->faults[i].len))) {
@@ -913,6 +996,21 @@ const pcf_crun *pcf_client_run(pcf_ctx *c, const pcf_cspec *spec)
     pthread_mutex_unlock(&pool_mu);
     /* the case's duration: its run's, wherever and whenever it ran */
     R.spent += pws_now_usec() - t0;
+    size_t u = 0;
+    while (u < R.nused && R.used[u] != sl)
+        u++;
+    if (u == R.nused) {
+        if (R.nused == R.capused) {
+            size_t nc = R.capused ? R.capused * 2 : 4;
+            slot **nu = realloc(R.used, nc * sizeof *nu);
+            if (nu) {
+                R.used = nu;
+                R.capused = nc;
+            }
+        }
+        if (R.nused < R.capused)
+            R.used[R.nused++] = sl;
+    }
     bool first = !sl->delivered;
     sl->delivered = true;
     if (first)
@@ -1054,7 +1152,8 @@ int pcf_crc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *
     char b[100];
     if (pcf_crc(r, rank, call, rc))
         return 0;
-    if (pcf_clacks(c, r, call) || pcf_cinit_failed(c, r, rank, call))
+    if (pcf_clacks(c, r, call) || pcf_cinit_failed(c, r, rank, call) ||
+        pcf_cserver_ended(c, r, true))
         return -1;
     if (r->timed_out)
         pcf_observe(c, hang, "rank %d: %s had not returned at the deadline", rank, call);
@@ -1062,6 +1161,126 @@ int pcf_crc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *
         pcf_observe(c, "no-report", "rank %d: no result of %s (%s; stderr: %.200s)", rank, call,
                     pcf_cstatus(r, rank, b, sizeof b), r->ranks[rank].err);
     return -1;
+}
+
+bool pcf_cserver_ended(pcf_ctx *c, const pcf_crun *r, bool on_close)
+{
+    if (!r || !r->server_ended)
+        return false;
+    /* the last message the rank sent before the end: the one the server
+     * reacted to (its decoder may have refused it: decoded here again) */
+    char lab[16], b[300] = "";
+    snprintf(lab, sizeof lab, "r%d", r->ended_rank);
+    pmc_decoder_opts o;
+    pcf_wire_decoder_opts(&o);
+    pmc_decoder *d = pmc_decoder_new(&o);
+    if (!d)
+        return false;
+    bool ok = false, bad = false, closed = false;
+    for (size_t i = 0; i < r->trace.nevents && !bad; i++) {
+        const pmt_event *e = &r->trace.events[i];
+        if (e->usec > r->ended_usec)
+            break;
+        if (e->kind == PMT_EV_EOF && strcmp(e->conn, lab) == 0) {
+            closed = true; /* the program closed its connection: the end is its close's */
+            break;
+        }
+        if (e->kind != PMT_EV_DATA || e->side != PMT_CLIENT || strcmp(e->conn, lab) != 0)
+            continue;
+        pmc_decoder_feed(d, e->data, e->len);
+        pmc_msg m;
+        pmc_error err;
+        int rc;
+        while ((rc = pmc_decoder_next(d, &m, &err)) == PMC_MSG) {
+            /* a request SPEC.md allows: no non-canonical form, valid, and no
+             * continuation (CONCAT-12: not unless the server is known to
+             * implement it) */
+            pmc_vreport rep;
+            ok = !(m.notes & (PMC_STRICT_ALL | PMC_NOTE_CONTINUED)) &&
+                 pmc_validate(&m, PMC_VAL_REQUEST | PMC_VAL_STRICT, &rep) &&
+                 !pmc_slice_eq(m.name, "abort");
+            pcf_cshow(m.raw.ptr, m.raw.len, b, sizeof b);
+        }
+        bad = rc == PMC_ERR; /* bytes no conforming client sends */
+    }
+    pmc_decoder_free(d);
+    if (closed && on_close) {
+        pcf_observe(c, "server-ended", "the %s server ended the job when rank %d closed its "
+                    "connection before finalize (%s; CONN-6 allows it), before the "
+                    "program reported what the case grades", r->persona, r->ended_rank,
+                    r->ended_why);
+        return true;
+    }
+    if (closed || bad || !ok)
+        return false; /* the client's own doing: graded as it is */
+    pcf_observe(c, "server-ended", "the %s server ended the job on rank %d's request %s (%s): "
+                "a request SPEC.md allows, which this server refuses as the one it stands for "
+                "does; what the program did after it was never answered, so it is not graded "
+                "here", r->persona, r->ended_rank, b, r->ended_why);
+    return true;
+}
+
+/* Call fn on each message the server sent to rank (its first connection),
+ * decoded as SPEC.md reads them, until fn returns true; true when one did. */
+static bool each_response(const pcf_crun *r, int rank, bool (*fn)(const pmc_msg *m, void *ctx),
+                          void *ctx)
+{
+    char lab[16];
+    pmc_decoder_opts o;
+    snprintf(lab, sizeof lab, "r%d", rank);
+    pcf_wire_decoder_opts(&o);
+    pmc_decoder *d = pmc_decoder_new(&o);
+    if (!d)
+        return false;
+    bool got = false;
+    for (size_t i = 0; i < r->trace.nevents && !got; i++) {
+        const pmt_event *e = &r->trace.events[i];
+        if (e->kind != PMT_EV_DATA || e->side != PMT_SERVER || strcmp(e->conn, lab) != 0)
+            continue;
+        pmc_decoder_feed(d, e->data, e->len);
+        pmc_msg m;
+        pmc_error err;
+        int rc = PMC_AGAIN;
+        while (!got && (rc = pmc_decoder_next(d, &m, &err)) == PMC_MSG)
+            got = fn(&m, ctx);
+        if (!got && rc == PMC_ERR)
+            break;
+    }
+    pmc_decoder_free(d);
+    return got;
+}
+
+typedef struct rsp_q {
+    const char *name, *key, *value;
+    long long *v;
+} rsp_q;
+
+static bool rsp_int(const pmc_msg *m, void *ctx)
+{
+    rsp_q *q = ctx;
+    return pmc_slice_eq(m->name, q->name) && pmc_msg_get_int(m, q->key, q->v) == 1;
+}
+
+static bool rsp_value(const pmc_msg *m, void *ctx)
+{
+    rsp_q *q = ctx;
+    pmc_slice v;
+    return pmc_slice_eq(m->name, q->name) && pmc_msg_get(m, q->key, &v) &&
+           v.len == strlen(q->value) && memcmp(v.ptr, q->value, v.len) == 0;
+}
+
+bool pcf_cresponse_int(const pcf_crun *r, int rank, const char *name, const char *key,
+                       long long *v)
+{
+    rsp_q q = { .name = name, .key = key, .v = v };
+    return each_response(r, rank, rsp_int, &q);
+}
+
+bool pcf_cresponse_has(const pcf_crun *r, int rank, const char *name, const char *key,
+                       const char *value)
+{
+    rsp_q q = { .name = name, .key = key, .value = value };
+    return each_response(r, rank, rsp_value, &q);
 }
 
 const char *pcf_cencode(pmc_enc *e, size_t *n)
@@ -1210,6 +1429,8 @@ typedef struct refinfo {
     bool driver;
     int driver_api;
     const char *stopped; /* why every rank stopped after init (NULL: it went on) */
+    int threaded;        /* rank 0's fullinit said threaded=TRUE (1), FALSE (0), nothing (-1) */
+    char said[300];      /* ... that fullinit */
 } refinfo;
 
 /* Why case c is not run against this program (NULL: it is). */
@@ -1266,6 +1487,20 @@ static const char *stopped_after_init(const pcf_crun *r, const char *prog)
     return why;
 }
 
+/* Why case c, which would run, is UNSUPPORTED without running: a
+ * precondition the reference run showed absent (NULL: none). */
+static const char *needs_absent(const pcf_case *c, const refinfo *ref)
+{
+    static char why[400];
+    if ((c->needs & PCF_NEED_THREADED) && ref->threaded == 0) {
+        snprintf(why, sizeof why, "the library said threaded=FALSE at init (rank 0: %s), so it "
+                 "is not graded on calls from several threads at once (FULLINIT-3: a "
+                 "thread-safe library says threaded=TRUE)", ref->said);
+        return why;
+    }
+    return NULL;
+}
+
 /* The dry pass: every runnable case's first run, queued for the pool. */
 static void learn_runs(const pcf_opts *o, const pcf_entry *all, size_t n, const refinfo *ref)
 {
@@ -1273,7 +1508,8 @@ static void learn_runs(const pcf_opts *o, const pcf_entry *all, size_t n, const 
     R.dry = true;
     for (size_t i = 0; i < n; i++) {
         const pcf_case *c = all[i].c;
-        if (!pcf_selected(c->id, o->globs, o->nglobs) || skip_reason(c, ref))
+        if (!pcf_selected(c->id, o->globs, o->nglobs) || skip_reason(c, ref) ||
+            needs_absent(c, ref))
             continue;
         pcf_ctx_begin_case(&dry, c, "dry", c->timeout_ms ? c->timeout_ms : o->timeout_ms);
         ((const pcf_ccase *)c)->run(&dry);
@@ -1281,6 +1517,97 @@ static void learn_runs(const pcf_opts *o, const pcf_entry *all, size_t n, const 
     R.dry = false;
     if (dry.scratch)
         pmc_decoder_free(dry.scratch);
+}
+
+/* What a run was, in words: "persona strict, 2 ranks, script all, fault delay kvs-get ..." */
+static void spec_text(const pcf_crun *r, char *b, size_t n)
+{
+    size_t k = (size_t)snprintf(b, n, "persona %s, %d rank%s, driver script %s", r->persona,
+                                r->np, r->np == 1 ? "" : "s", r->spec.script);
+    for (int i = 0; i < r->spec.nfaults && k < n; i++) {
+        const pms_fault *f = &r->spec.faults[i];
+        k += (size_t)snprintf(b + k, n - k, "; fault %s on %s%s", pms_fault_kind_name(f->kind),
+                              f->cmd ? f->cmd : "every request", f->nth ? "" : " (each)");
+        if (k < n && f->nth)
+            k += (size_t)snprintf(b + k, n - k, " #%d", f->nth);
+        if (k < n && f->delay_ms)
+            k += (size_t)snprintf(b + k, n - k, ", %d ms", f->delay_ms);
+    }
+    if (k < n && r->spec.fd_junk)
+        k += (size_t)snprintf(b + k, n - k, "; PMI_FD with \"%s\" appended", r->spec.fd_junk);
+    if (k < n && r->spec.linger)
+        k += (size_t)snprintf(b + k, n - k, "; the server reads on after finalize");
+    if (k < n && r->spec.abort_ignored)
+        snprintf(b + k, n - k, "; abort neither answered nor acted on");
+}
+
+/* The case's transcript: each run it read, one after the other, as
+ * DIR/<case>.i0.r<j>.trace (the server-mode layout the reports merge),
+ * each opening with a "case ..." note that says what the run was; with
+ * several runs, their connections are "run<j>.r<rank>". */
+static void write_case_traces(const char *dir, const pcf_case *c)
+{
+    char safe[160], path[1024], what[600], note[900], lab[PMT_CONN_MAX];
+    pcf_safe_name(c->id, safe, sizeof safe);
+    uint64_t at = 0;
+    for (size_t j = 0; j < R.nused; j++) {
+        const pcf_crun *r = R.used[j]->r;
+        pmt_trace t;
+        pmt_trace_init(&t);
+        pmt_add_source(&t, "pmi2-conform client mode: the embedded mock server's view");
+        pmt_add_meta(&t, "case", c->id);
+        spec_text(r, what, sizeof what);
+        snprintf(note, sizeof note, "case %s: run %zu of %zu: %s", c->id, j + 1, R.nused, what);
+        pmt_add_event(&t, PMT_EV_NOTE, at, R.nused > 1 ? "run" : "server", PMT_SERVER, note,
+                      strlen(note));
+        uint64_t last = 0;
+        for (size_t i = 0; i < r->trace.nevents; i++) {
+            const pmt_event *e = &r->trace.events[i];
+            if (R.nused > 1)
+                snprintf(lab, sizeof lab, "run%u.%.20s", (unsigned)(j + 1) % 1000, e->conn);
+            else
+                snprintf(lab, sizeof lab, "%s", e->conn);
+            pmt_add_event(&t, e->kind, at + 1 + e->usec, lab, e->side, e->data, e->len);
+            last = e->usec;
+        }
+        at += last + 2;
+        snprintf(path, sizeof path, "%s/%s.i0.r%zu.trace", dir, safe, j);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            pmt_write(f, &t, NULL, NULL);
+            fclose(f);
+        }
+        pmt_trace_free(&t);
+    }
+}
+
+static void rm_tracedir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    char path[1024];
+    while (d && (de = readdir(d)))
+        if (de->d_name[0] != '.') {
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            unlink(path);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* What the library said of threads in rank 0's fullinit: 1 TRUE, 0 FALSE,
+ * -1 nothing (no fullinit, no threaded); the request in said. */
+static int said_threaded(pcf_ctx *c, const pcf_crun *r, char *said, size_t n)
+{
+    const pcf_creq *q = pcf_creq_find(r, 0, "fullinit", 1);
+    pmc_msg m;
+    bool v;
+    said[0] = 0;
+    if (!q || pcf_creq_msg(c, q, &m) != 0)
+        return -1;
+    pcf_cshow(q->raw, q->len, said, n);
+    return pmc_msg_get_bool(&m, "threaded", &v, NULL) == 1 ? v : -1;
 }
 
 int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
@@ -1323,6 +1650,16 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
                    .driver = ref && ref->driver, .driver_api = ref ? ref->driver_api : 0 };
     if (ref)
         ri.stopped = stopped_after_init(ref, app[0]);
+    ri.threaded = ref ? said_threaded(&ctx, ref, ri.said, sizeof ri.said) : -1;
+    /* the reports' transcripts: each case's runs, written as it is graded */
+    char tdir[64] = "";
+    if (o->json_dir || o->html) {
+        snprintf(tdir, sizeof tdir, "%s", "/tmp/pcf-client-XXXXXX");
+        if (mkdtemp(tdir))
+            snprintf(rs.tracedir, sizeof rs.tracedir, "%s", tdir);
+        else
+            tdir[0] = 0;
+    }
     if (ref && o->repeat == 1) { /* --repeat wants fresh runs, one after the other */
         learn_runs(o, all, n, &ri);
         pool_start(o);
@@ -1341,6 +1678,12 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
             pcf_result_skip(res, skip);
             continue;
         }
+        const char *absent = needs_absent(c, &ri);
+        if (absent) {
+            pcf_result_add_run(res, PCF_UNSUPPORTED, "needs-absent",
+                               pcf_need_clause(PCF_NEED_THREADED), absent, 0);
+            continue;
+        }
         for (int it = 0; it < o->repeat; it++) {
             char tag[32];
             snprintf(tag, sizeof tag, "c%zui%d", i, it);
@@ -1349,11 +1692,19 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
                 drop_runs();
             uint64_t t0 = pws_now_usec();
             R.spent = R.charged = 0;
+            R.nused = 0;
             ((const pcf_ccase *)c)->run(&ctx);
+            if (it == 0 && rs.tracedir[0])
+                write_case_traces(rs.tracedir, c);
             if (!ctx.observed)
                 pcf_observe(&ctx, "harness-error", "the case observed nothing");
             /* the library lacks the call the case grades (pcf_clacks) */
             if (strcmp(ctx.obs.outcome, "absent") == 0 && !pcf_outcome_find(c, "absent"))
+                ctx.obs.verdict = PCF_UNSUPPORTED;
+            /* the server ended the job on a request SPEC.md allows (pcf_cserver_ended):
+             * nothing of the client to grade */
+            if (strcmp(ctx.obs.outcome, "server-ended") == 0 &&
+                !pcf_outcome_find(c, "server-ended"))
                 ctx.obs.verdict = PCF_UNSUPPORTED;
             /* grading time plus the runs it got first, however long it
              * waited for them */
@@ -1370,6 +1721,11 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
         snprintf(rs.incomplete, sizeof rs.incomplete, "the program could not be run under the "
                  "mock server (the reference run failed)");
     int code = pcf_report(&rs, o, stdout);
+    if (tdir[0])
+        rm_tracedir(tdir);
+    free(R.used);
+    R.used = NULL;
+    R.nused = R.capused = 0;
     pcf_results_free(&rs);
     return code;
 }

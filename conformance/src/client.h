@@ -21,6 +21,7 @@
 
 #include "internal.h"
 #include "pmiserver/server.h"
+#include "pmitrace/trace.h"
 
 enum { PCF_CDRIVER = 1u << 8 }; /* needs the driver's report lines (pmi2-driver/pmi1-driver) */
 
@@ -87,6 +88,7 @@ typedef struct pcf_crank {
     char decode_err[300]; /* the first framing error of its stream */
     int pending;         /* requests sent minus responses sent (approximate) */
     int conns;           /* connections opened for this rank */
+    int conn0;           /* the server's id of its first connection (-1: none yet) */
 } pcf_crank;
 
 typedef struct pcf_crun {
@@ -105,6 +107,17 @@ typedef struct pcf_crun {
     int fired[PCF_CMAX_FAULTS];
     uint64_t usec;
     char error[256];     /* harness failure ("" when none) */
+    /* Every byte both ways and every connection event, as the server saw
+     * them (connection "r<rank>", a rank's later ones "r<rank>.c<id>"):
+     * the case's transcript in the reports. */
+    pmt_trace trace;
+    uint64_t t0;         /* when the run started (pws_now_usec) */
+    /* The server tore the job down itself (a dialect persona's answer to a
+     * request it refuses: Hydra ends the job, H1), not on a client's abort. */
+    bool server_ended;
+    int ended_rank;
+    uint64_t ended_usec; /* when (the transcript's clock) */
+    char ended_why[200];
 } pcf_crun;
 
 /* Run the app under spec (or return the cached run of an identical spec).
@@ -152,6 +165,21 @@ const char *pcf_cencode(pmc_enc *e, size_t *n);
 bool pcf_chex_is(const pcf_crun *r, int rank, const char *call, const char *want);
 /* The pmi_version and pmi_subversion of rank's init line (-1: unknown). */
 void pcf_creq_init_version(const pcf_crun *r, int rank, long long *v, long long *sv);
+/* The job of this run was torn down by the server on a request SPEC.md
+ * allows (the persona refuses it, as the server it stands for does), or,
+ * with on_close, when the program closed its connection before finalize
+ * (Hydra ends the job then, CONN-6): observe "server-ended" (UNSUPPORTED
+ * unless the case's table says otherwise) and return true.  A request
+ * outside SPEC.md is the client's own doing: false. */
+bool pcf_cserver_ended(pcf_ctx *c, const pcf_crun *r, bool on_close);
+/* The integer `key` of the first response named `name` the server sent to
+ * rank (decoded from the run's transcript); false when there is none. */
+bool pcf_cresponse_int(const pcf_crun *r, int rank, const char *name, const char *key,
+                       long long *v);
+/* Some response named `name` the server sent to rank carried key=value (as
+ * SPEC.md decodes it). */
+bool pcf_cresponse_has(const pcf_crun *r, int rank, const char *name, const char *key,
+                       const char *value);
 /* "exit 0", "signal 9", "still running" */
 const char *pcf_cstatus(const pcf_crun *r, int rank, char *buf, size_t n);
 

@@ -73,6 +73,9 @@ enum pcf_case_needs {
                                   * PCF_LOCAL case that grades the init answer itself
                                   * does not need it: a refusal is graded, INIT-8) */
     PCF_NEED_NAMESERV = 1u << 1, /* a name service (NAME-8: optional) */
+    PCF_NEED_THREADED = 1u << 2, /* client mode: a library that did not say threaded=FALSE
+                                  * in its fullinit (FULLINIT-3); one that did is not
+                                  * graded on calls from several threads at once */
 };
 
 typedef struct pcf_outcome {

@@ -90,5 +90,5 @@ const char *pcf_need_clause(unsigned need)
     for (size_t i = 0; i < sizeof probes / sizeof probes[0]; i++)
         if (probes[i].need == need)
             return probes[i].clause;
-    return need == PCF_NEED_ACCEPTED ? "INIT-8" : "";
+    return need == PCF_NEED_ACCEPTED ? "INIT-8" : need == PCF_NEED_THREADED ? "FULLINIT-3" : "";
 }

@@ -20,6 +20,20 @@ pmc_add_test(NAME conformance.client.libpmiclient.pmi2-driver.serial
         --baseline "${pcf_bl}/client-libpmiclient.json" -- $<TARGET_FILE:pmi2-driver>
     LABELS integration TIMEOUT 300)
 
+# Under each dialect persona our library is graded on what it does, never on
+# what the persona refuses of the driver's own requests: Hydra 4.1 ends the
+# job on an empty value (H1; the driver puts it in a run of its own, and that
+# case is UNSUPPORTED, no later case inherits the end), Hydra and Slurm never
+# give a;b;c back (no ";;" decoding).  No case may FAIL; kvs-get-empty under
+# hydra-4.1 must say why it is UNSUPPORTED.
+foreach(p hydra-4.0 hydra-4.1 slurm)
+    pmc_add_test(NAME "conformance.client.libpmiclient.persona.${p}"
+        COMMAND sh -c "\"$1\" client -v --timeout 10 --persona \"$3\" -- \"$2\" > \"$4\"; st=$?; test $st -eq 0 || { cat \"$4\"; exit 1; }; test \"$3\" != hydra-4.1 || grep -Eq '^ *UNSUPPORTED +client/api/kvs-get-empty .*ended the job on rank [0-9]+.s request .*value=;' \"$4\""
+            sh $<TARGET_FILE:pmi2-conform> $<TARGET_FILE:pmi2-driver> ${p}
+            "${CMAKE_CURRENT_BINARY_DIR}/persona-${p}.out"
+        LABELS integration TIMEOUT 300)
+endforeach()
+
 foreach(dialect strict mpich-4.0-client mpich-4.1-client slurm-client)
     pmc_add_test(NAME "conformance.client.dialect.${dialect}"
         COMMAND $<TARGET_FILE:pmi2-conform> client --timeout 5
