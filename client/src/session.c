@@ -238,7 +238,9 @@ static pmic_status start_v2(void)
         return st;
 
     /* FULLINIT-3, and what Slurm needs to answer rc=0: pmijobid, pmirank,
-     * threaded.  threaded=FALSE still lets us tag requests (THRID-1). */
+     * threaded.  threaded=TRUE: any number of threads may call at once
+     * (libpmiclient(3), THREAD SAFETY), each request tagged (THRID-8); a
+     * client that says FALSE is not graded on threads (PCF_NEED_THREADED). */
     char rankbuf[24];
     pmc_enc e;
     pmc_enc_begin(&e, PMC_WIRE_V2, "fullinit");
@@ -249,7 +251,7 @@ static pmic_status start_v2(void)
                  pmic_S.env.has_id ? pmic_S.env.id : (long)pmic_S.env.rank);
         pmc_enc_str(&e, "pmirank", rankbuf);
     }
-    pmc_enc_bool(&e, "threaded", false);
+    pmc_enc_bool(&e, "threaded", true);
     if (pmic_S.env.secret)
         pmc_enc_str(&e, "authtype", PMC_AUTH_TYPE); /* AUTH-1 */
     pmic_resp *r = NULL;

@@ -422,6 +422,12 @@ static void run_closed_write(pcf_ctx *c)
     { .c = { .id = ID, .clause = CL, .flags = FL, .desc = DESC, .expected = EXP,                \
              .outcomes = { __VA_ARGS__ } },                                                       \
       .run = FN }
+/* a case that calls from 4 threads: not run against a library that said
+ * threaded=FALSE in its fullinit (UNSUPPORTED, needs-absent) */
+#define TCASE(ID, CL, FL, DESC, EXP, FN, ...)                                                    \
+    { .c = { .id = ID, .clause = CL, .flags = FL, .desc = DESC, .expected = EXP,                \
+             .needs = PCF_NEED_THREADED, .outcomes = { __VA_ARGS__ } },                           \
+      .run = FN }
 #define ANY (PCF_V1 | PCF_V2)
 #define V2D (PCF_V2 | PCF_CDRIVER)
 #define V1D (PCF_V1 | PCF_CDRIVER)
@@ -450,7 +456,7 @@ static const pcf_ccase cases[] = {
          { "crashed", PCF_FAIL, NULL, "the process died in the abort call" }),
     CASE("client/init/fd-malformed", "ENV-8", ANY, "PMI_FD=<fd>abc",
          "initialisation fails: nothing is sent on <fd>", run_fd_junk, HANG),
-    CASE("client/thrid/distinct", "THRID-8", V2D, "4 threads' gets, each answered 300 ms late",
+    TCASE("client/thrid/distinct", "THRID-8", V2D, "4 threads' gets, each answered 300 ms late",
          "requests outstanding together carry distinct thrids; each thread gets its value",
          run_thrid_distinct),
     CASE("client/api/nodeattr-missing-rc1", "NODEATTR-10", V2D,
