@@ -310,9 +310,14 @@ static int get(pcf_ctx *c, const char *key, char *val, size_t vn, uint64_t dl, c
                 ctl_expect(c, "kvs-get-response", dl, &m, err, el))
                 return -1;
         }
+        /* the harness's own key: flag= read as found= (KVS-7, a client
+         * SHOULD), so a server that spells it the draft's way is graded by
+         * the cases, not lost to the control exchange */
         bool found = false;
         if (ok_rc(&m) && (c->pmi == 1 || (pmc_msg_get_bool(&m, "found", &found, NULL) == 1 &&
-                                          found))) {
+                                          found) ||
+                          (!pmc_msg_find(&m, "found") &&
+                           pmc_msg_get_bool(&m, "flag", &found, NULL) == 1 && found))) {
             pcf_get(&m, "value", val, vn);
             return 0;
         }

@@ -84,6 +84,8 @@ typedef enum {
     M_V1_NEWLINE_VALUE, M_V1_VALLEN_IGNORED, M_V1_NAME_PREFIX, M_V1_NO_RESYNC, M_ABORT_NULL_CRASH,
     M_ENV_FD_LENIENT, M_THRID_SHARED, M_NODEATTR_RC1_MISREAD, M_V1_CLIQUE_NO_WRAP, M_SIGPIPE,
     M_V1_ONLY_11,
+    /* what the client-mode audit found the cases could not see */
+    M_FLAG_IGNORED, M_LEN_ATOI_READER, M_NO_RESYNC,
 } mid;
 
 typedef struct {
@@ -301,6 +303,9 @@ static const mutant mutants[] = {
       "PMI_process_mapping blocks applied once: later ranks each on a node of their own" },
     { "v1-only-1.1", "INIT-9", "pmi1", M_V1_ONLY_11, REQ | RSP,
       "a 1.1-only library: response_to_init with another subversion taken as a refusal" },
+    /* ---- what an audit of client mode found its cases blind to */
+    { "flag-ignored", "KVS-7", "pmi2", M_FLAG_IGNORED, RSP,
+      "flag= not read: a kvs-get-response without found is a miss (a hit flag=TRUE lost)" },
     /* (libpmiclient's PMI-2 calls see the end of stream before they write:
      * a PMI-2 twin would never act) */
     { "v1-sigpipe", "ERR-20", "pmi1", M_SIGPIPE, 0,
@@ -1301,6 +1306,15 @@ static bool response_hook(const pmc_msg *m, xmsg *x)
         x_set(x, "found", hit ? "FALSE" : "TRUE", hit ? 5 : 4);
         if (!hit)
             x_set(x, "value", "", 0);
+        break;
+    }
+    case M_FLAG_IGNORED: {
+        /* only found= is read: without it, whatever flag says, not found */
+        if (!v2 || strcmp(c, "kvs-get-response") || !x_get(x, "flag") || x_idx(x, "found") >= 0)
+            return false;
+        x_del(x, "flag");
+        x_del(x, "value");
+        x_set(x, "found", "FALSE", 5);
         break;
     }
     case M_NO_SEMI_DECODE: {

@@ -92,7 +92,7 @@ const pms_mutant pms_mutants_v2[] = {
     { "spawn-info-key-refused", "SPAWN-14", "a spawn with an info key the server does not know is refused", NULL, NULL },
     { "kvs-put-long-key-dropped", "KVS-1", "kvs-put of a key longer than 32 bytes is answered rc=0 and stores nothing", NULL, NULL },
     { "kvs-get-hit-rc1", "KVS-3", "a kvs-get that finds a value above 1000 bytes answers rc=1 (with found=TRUE and the value)", NULL, NULL },
-    { "kvs-get-flag", "KVS-6", "a kvs-get miss is answered rc=0;flag=FALSE (the draft's spelling)", NULL, NULL },
+    { "kvs-get-flag", "KVS-6", "kvs-get is answered with the draft's flag= for found= (rc=0;flag=FALSE for a miss, flag=TRUE;value=... for a hit)", NULL, NULL },
     { "kvs-get-own-jobid-refused", "KVS-8", "a kvs-get naming the caller's own jobid is refused", NULL, NULL },
     { "kvs-get-ignores-jobid", "KVS-9", "a kvs-get naming a foreign jobid reads the caller's job", NULL, NULL },
     { "kvs-srcid-filter", "KVS-10", "a kvs-get with srcid finds nothing unless srcid is the caller's rank", NULL, NULL },
@@ -383,7 +383,7 @@ void pms_mutant_v2_reply(pms_conn *c, size_t before)
     if (is(c, "v2-key-chars"))
         add_pair(nx, "srv.note", "1");
     if (is(c, "kvs-get-flag") && strcmp(nm, "kvs-get-response") == 0) {
-        long f = val_is(find_pair("found"), "FALSE") ? find_pair("found") : -1;
+        long f = find_pair("found"); /* a hit too: client/api/kvs-get-flag grades both */
         if (f >= 0) {
             xp[f].k = stash("flag", 4);
             xp[f].kl = 4;
