@@ -159,7 +159,8 @@ static void expect_value(pcf_ctx *c, const pcf_crun *r, const char *call, const 
         if (rc_of(c, r, k, call, &rc))
             return;
         snprintf(want, sizeof want, fmt, peer ? (k + 1) % r->np : k);
-        if (rc != 0 || !value_is(r, k, call, want, got, sizeof got)) {
+        bool same = value_is(r, k, call, want, got, sizeof got);
+        if (rc != 0 || !same) {
             pcf_observe(c, "wrong-value", "rank %d: %s rc=%ld value(hex)=%s, expected \"%s\"", k,
                         call, rc, got, want);
             return;

@@ -259,6 +259,30 @@ static pms_fault unsolicited(const void *p, size_t n, const char *cmd, bool afte
              .after = after);
 }
 
+/* After `after` on rank 0, the first call that reached the server and
+ * returned rc=0 (NULL: none), in buf as its report line; local calls and
+ * PMI2_Finalize (which may succeed on a closed connection) do not count. */
+static const char *success_after(const pcf_crun *r, const char *after, char *buf, size_t n)
+{
+    const char *p = r->ranks[0].out, *at = pcf_cline(r, 0, after);
+    if (!p || !at)
+        return NULL;
+    p = strchr(at, '\n');
+    while (p && *++p) {
+        size_t l = strcspn(p, "\n");
+        if (strncmp(p, "pcf PMI2_", 9) == 0 && strncmp(p, "pcf PMI2_Finalize ", 18) != 0 &&
+            strncmp(p, "pcf PMI2_Initialized ", 21) != 0) {
+            const char *rc = strstr(p, " rc=0");
+            if (rc && rc < p + l && (rc[5] == ' ' || rc[5] == '\n')) {
+                snprintf(buf, n, "%.*s", (int)(l < 200 ? l : 200), p);
+                return buf;
+            }
+        }
+        p = strchr(p, '\n');
+    }
+    return NULL;
+}
+
 static void run_unsolicited_name(pcf_ctx *c)
 {
     pmc_enc e;
@@ -275,13 +299,33 @@ static void run_unsolicited_name(pcf_ctx *c)
     long rc;
     if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
         return;
-    if (rc == 0 && !pcf_chex_is(r, 0, "PMI2_KVS_Get", "v0"))
+    if (rc == 0 && !pcf_chex_is(r, 0, "PMI2_KVS_Get", "v0")) {
         pcf_observe(c, "misread", "PMI2_KVS_Get returned something other than the value");
-    else if (rc == 0)
+        return;
+    }
+    if (rc == 0) {
         pcf_observe(c, "ignored", "the unexpected job-getid-response was skipped; the get "
                     "returned its value");
-    else
-        pcf_observe(c, "ok", "the unexpected response failed the waiting call (rc=%ld)", rc);
+        return;
+    }
+    /* ERR-19: the answer the failed get was owed comes next; the calls after
+     * it must get their own answers (or fail), never that one */
+    long r2;
+    if (pcf_crc(r, 0, "PMI2_KVS_Get:semi", &r2) && r2 == 0 &&
+        pcf_chex_is(r, 0, "PMI2_KVS_Get:semi", "v0")) {
+        pcf_observe(c, "behind", "after the failed get (rc=%ld), the next PMI2_KVS_Get (of the "
+                    "value a;b;c) returned v0: the answer the failed call was owed", rc);
+        return;
+    }
+    if (pcf_crc(r, 0, "PMI2_KVS_Get:missing", &r2) && r2 == 0) {
+        pcf_observe(c, "behind", "after the failed get (rc=%ld), PMI2_KVS_Get of a key nobody "
+                    "put returned rc=0: another call's answer", rc);
+        return;
+    }
+    grade_no_hang(c, r, "an unexpected response before the get's own");
+    if (strcmp(c->obs.outcome, "ok") == 0)
+        pcf_observe(c, "ok", "the unexpected response failed the waiting call (rc=%ld); the "
+                    "calls after it got their own answers or failed", rc);
 }
 
 static void run_unknown_thrid(pcf_ctx *c)
@@ -310,16 +354,46 @@ static void run_unknown_thrid(pcf_ctx *c)
 
 static void run_garbage(pcf_ctx *c)
 {
-    static const char junk[] = "  +12cmd=kvs-get-response;rc=0;";
-    const pcf_crun *r = run1(c, NULL, NULL, 1, unsolicited(junk, sizeof junk - 1, "kvs-get",
-                                                           false));
+    /* a whole kvs-get-response whose length field carries a sign ("   +NN",
+     * FRAME-5): the encoder's frame with the blank before the digits made
+     * '+', so a reader that takes the field with atoi reads a well-formed
+     * answer; SPEC.md's reader stops there */
+    pmc_enc e;
+    size_t n;
+    pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-get-response");
+    pmc_enc_int(&e, "rc", 0);
+    pmc_enc_bool(&e, "found", true);
+    pmc_enc_str(&e, "value", "forged");
+    const char *p = pcf_cencode(&e, &n);
+    char junk[128];
+    size_t d = 0;
+    while (p && d < 6 && p[d] == ' ')
+        d++;
+    if (!p || n > sizeof junk || d == 0 || d >= 6) {
+        pcf_observe(c, "harness-error", "cannot encode");
+        return;
+    }
+    memcpy(junk, p, n);
+    junk[d - 1] = '+';
+    const pcf_crun *r = run1(c, NULL, NULL, 1, unsolicited(junk, n, "kvs-get", false));
     long rc;
+    char b[260];
     if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
         return;
-    if (rc == 0)
-        pcf_observe(c, "accepted", "a bad length field before the response was not an error");
-    else
-        grade_no_hang(c, r, "a framing error in the server's stream");
+    if (rc == 0) {
+        pcf_observe(c, "accepted", "a frame whose length field has a sign (%.6s) before the "
+                    "response was not an error: PMI2_KVS_Get rc=0%s", junk,
+                    pcf_chex_is(r, 0, "PMI2_KVS_Get", "forged") ? ", with the forged value"
+                                                                : "");
+        return;
+    }
+    /* ERR-16: fatal for the connection (PMI_FD: the only one) */
+    if (r->ranks[0].conns == 1 && success_after(r, "PMI2_KVS_Get", b, sizeof b)) {
+        pcf_observe(c, "connection-kept", "the get failed (rc=%ld), but the connection was read "
+                    "on after the framing error: %s", rc, b);
+        return;
+    }
+    grade_no_hang(c, r, "a framing error in the server's stream");
 }
 
 static void run_drop_get(pcf_ctx *c)
@@ -628,12 +702,15 @@ static const pcf_ccase cases[] = {
          "PMI2_KVS_Get returns the whole value", run_get_split),
     CASE("client/fault/unexpected-response", "ERR-15", V2D,
          "an unexpected command name before the response",
-         "the waiting call fails as a protocol error", run_unsolicited_name,
-         { "misread", PCF_FAIL, "ERR-14", "another response was taken as the answer" }),
+         "the waiting call fails as a protocol error; the calls after it get their own answers",
+         run_unsolicited_name,
+         { "misread", PCF_FAIL, "ERR-14", "another response was taken as the answer" },
+         { "behind", PCF_FAIL, "ERR-19", "a later call got the answer the failed call was owed" }),
     CASE("client/fault/unknown-thrid", "THRID-10", V2D, "a response with a thrid nobody sent",
          "a protocol error; the value is never used", run_unknown_thrid),
     CASE("client/fault/framing-error", "ERR-16", V2D, "a bad length field from the server",
-         "the waiting call fails; no crash, no hang", run_garbage,
+         "the waiting call fails and the connection is not read again; no crash, no hang",
+         run_garbage,
          { "crashed", PCF_FAIL, "ERR-12", "the process died on the server's bytes" }),
     CASE("client/fault/drop-during-get", "ERR-13", V2D, "the connection closes during a get",
          "PMI2_KVS_Get fails; the program does not hang", run_drop_get, SIGPIPED),

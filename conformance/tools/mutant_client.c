@@ -306,6 +306,10 @@ static const mutant mutants[] = {
     /* ---- what an audit of client mode found its cases blind to */
     { "flag-ignored", "KVS-7", "pmi2", M_FLAG_IGNORED, RSP,
       "flag= not read: a kvs-get-response without found is a miss (a hit flag=TRUE lost)" },
+    { "len-atoi-reader", "ERR-16", "pmi2", M_LEN_ATOI_READER, RSP,
+      "a length field read with atoi: \"   +51\" taken as 51, the frame used" },
+    { "no-resync", "ERR-19", "pmi2", M_NO_RESYNC, REQ | RSP,
+      "after an unexpected response every answer goes to the call after the one it answers" },
     /* (libpmiclient's PMI-2 calls see the end of stream before they write:
      * a PMI-2 twin would never act) */
     { "v1-sigpipe", "ERR-20", "pmi1", M_SIGPIPE, 0,
@@ -361,6 +365,13 @@ static bool shifted;
 typedef struct xmsg xmsg;
 static xmsg *held; /* [16] */
 static int nheld;
+/* no-resync (PMI-2): after the unexpected response, every answer held and
+ * handed, renamed and retagged, to the request sent after the one it answers */
+static bool v2_shifted;
+static pending v2_wait[64];
+static int nv2wait;
+static xmsg *v2_held; /* [64] */
+static int nv2held;
 
 static double now_s(void)
 {
@@ -697,6 +708,25 @@ static void release_held(void)
     memmove(&held[0], &held[1], (size_t)(nheld - 1) * sizeof held[0]);
     nheld--;
     v1_waiting = false;
+}
+
+/* no-resync: the oldest held answer goes to the oldest request waiting */
+static void release_v2_held(void)
+{
+    while (nv2held && nv2wait) {
+        xmsg *h = &v2_held[0];
+        snprintf(h->cmd, sizeof h->cmd, "%s", v2_wait[0].name);
+        if (v2_wait[0].tagged)
+            x_set(h, "thrid", v2_wait[0].thrid, strlen(v2_wait[0].thrid));
+        else
+            x_del(h, "thrid");
+        emit_cli(h);
+        x_free(h);
+        memmove(&v2_held[0], &v2_held[1], (size_t)(nv2held - 1) * sizeof v2_held[0]);
+        nv2held--;
+        memmove(&v2_wait[0], &v2_wait[1], (size_t)(nv2wait - 1) * sizeof v2_wait[0]);
+        nv2wait--;
+    }
 }
 
 /* What a PMI-1 request expects back (its schema reply), "" when nothing. */
@@ -1207,6 +1237,22 @@ static void on_request(const pmc_msg *m)
         to_srv(m->raw.ptr, m->raw.len);
         release_held();
         break;
+    case M_NO_RESYNC:
+        if (!v2 || !v2_shifted || !strcmp(c, "abort"))
+            goto raw;
+        to_srv(m->raw.ptr, m->raw.len);
+        if (nv2wait < 64) {
+            pending *w = &v2_wait[nv2wait++];
+            *w = (pending){ 0 };
+            snprintf(w->name, sizeof w->name, "%.100s-response", c);
+            const char *t = x_get(&x, "thrid");
+            if (t) {
+                w->tagged = true;
+                snprintf(w->thrid, sizeof w->thrid, "%s", t);
+            }
+        }
+        release_v2_held();
+        break;
     default:
     raw:
         done = false;
@@ -1317,6 +1363,36 @@ static bool response_hook(const pmc_msg *m, xmsg *x)
         x_set(x, "found", "FALSE", 5);
         break;
     }
+    case M_FRAMING_CRASH:
+        /* a length field SPEC.md's reader refuses (FRAME-5; the relay's own
+         * decoder reads it as atoi does) is a framing error too */
+        if (!v2 || !(m->notes & PMC_NOTE_LEN_ATOI))
+            return false;
+        crash_child(SIGSEGV);
+        return true;
+    case M_LEN_ATOI_READER:
+        /* the frame read as atoi reads its length: re-sent canonical */
+        if (!v2 || !(m->notes & PMC_NOTE_LEN_ATOI))
+            return false;
+        break;
+    case M_NO_RESYNC:
+        if (!v2)
+            return false;
+        if (!v2_shifted) {
+            /* an answer to no request of the program's: it goes through (the
+             * waiting call fails); the answer that call is owed, when it
+             * comes, goes to the next call, and so on */
+            if (match_pending(x) || npend == 0 || !strcmp(c, "concat"))
+                return false;
+            v2_shifted = true;
+            return false;
+        }
+        if (!v2_held && !(v2_held = calloc(64, sizeof *v2_held)))
+            abort();
+        if (nv2held < 64)
+            x_from(&v2_held[nv2held++], m);
+        release_v2_held();
+        return true;
     case M_NO_SEMI_DECODE: {
         bool any = false;
         for (size_t i = 0; v2 && i < x->n; i++) {
