@@ -42,8 +42,10 @@ static void merge(const pcf_results *rs, const pcf_case *c, bool startup, pcf_me
     if (!d)
         return;
     char src[200];
-    snprintf(src, sizeof src, "pmi2-conform %s, case %s (client side: the harness)",
-             PCF_TOOL_VERSION, c->id);
+    snprintf(src, sizeof src, "pmi2-conform %s, case %s (%s)", PCF_TOOL_VERSION, c->id,
+             strncmp(c->id, "client/", 7) == 0
+                 ? "client mode: the program's session as the embedded mock server saw it"
+                 : "client side: the harness");
     pmt_add_source(&m->t, src);
     pmt_add_meta(&m->t, "case", c->id);
     struct dirent *de;

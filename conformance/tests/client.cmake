@@ -34,6 +34,15 @@ foreach(p hydra-4.0 hydra-4.1 slurm)
         LABELS integration TIMEOUT 300)
 endforeach()
 
+# A client case's report shows the session's bytes as a server case's does:
+# its JSON names its trace and carries the transcript (every byte both ways,
+# the run it came from in a note), the HTML shows it, and a case that read
+# two runs shows both.
+pmc_add_test(NAME conformance.client.transcript
+    COMMAND sh -c "rm -rf \"$3\" && mkdir -p \"$3\" && \"$1\" client --json \"$3/json\" --html \"$3/r.html\" client/fault/framing-error client/api/kvs-get-flag -- \"$2\" >/dev/null; j=\"$3/json/client_fault_framing-error\"; grep -q '\"trace\": \"client_fault_framing-error.trace\"' \"$j.json\" && grep -q '\"event\": \"C>S\"' \"$j.json\" && grep -q 'case client/fault/framing-error: run 1 of 1: persona strict' \"$j.trace\" && grep -q 'S>C \"   +[0-9]*cmd=kvs-get-response;rc=0;found=TRUE;value=forged;' \"$j.trace\" && grep -q 'r0 *S>C *   +[0-9]*cmd=kvs-get-response' \"$3/r.html\" && grep -q 'mutant:kvs-get-flag' \"$3/json/client_api_kvs-get-flag.trace\""
+        sh $<TARGET_FILE:pmi2-conform> $<TARGET_FILE:pmi2-driver> "${CMAKE_CURRENT_BINARY_DIR}/client-transcript"
+    LABELS integration TIMEOUT 120)
+
 foreach(dialect strict mpich-4.0-client mpich-4.1-client slurm-client)
     pmc_add_test(NAME "conformance.client.dialect.${dialect}"
         COMMAND $<TARGET_FILE:pmi2-conform> client --timeout 5
