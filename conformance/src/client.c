@@ -1152,8 +1152,11 @@ int pcf_crc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *
     char b[100];
     if (pcf_crc(r, rank, call, rc))
         return 0;
-    if (pcf_clacks(c, r, call) || pcf_cinit_failed(c, r, rank, call) ||
-        pcf_cserver_ended(c, r, true))
+    /* the job ended on another rank's request first: nothing of this rank's
+     * to grade; ended on a close (an init that failed, say), the init's
+     * failure is graded first */
+    if (pcf_clacks(c, r, call) || pcf_cserver_ended(c, r, false) ||
+        pcf_cinit_failed(c, r, rank, call) || pcf_cserver_ended(c, r, true))
         return -1;
     if (r->timed_out)
         pcf_observe(c, hang, "rank %d: %s had not returned at the deadline", rank, call);
