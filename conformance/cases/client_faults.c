@@ -41,6 +41,9 @@ static void grade_finished(pcf_ctx *c, const pcf_crun *r, const char *what)
             return;
         }
     if (r->spec.nfaults && r->fired[0] <= 0) {
+        /* the program never got that far: its init failed (a dialect persona) */
+        if (pcf_cinit_failed(c, r, 0, r->proto == 1 ? "PMI_KVS_Get" : "PMI2_KVS_Get"))
+            return;
         pcf_observe(c, "harness-error", "%s: the fault never applied", what);
         return;
     }
