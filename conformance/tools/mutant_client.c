@@ -25,10 +25,10 @@
  * responses, as the client cases that catch them do.
  *
  * Measured (pmi2-conform mutate --client: caught = a case FAIL/TIMEOUT/
- * NON-STRICT that the "none" reference does not give): 100 of 100 caught
- * in results/mutation-client, and the twelve of issue 21 (what a real
- * library got wrong) caught by their cases, 112 of 112 before that report
- * is republished.  FINALIZE-2's two are seen because the case runs the
+ * NON-STRICT that the "none" reference does not give): 115 of 115 caught
+ * in results/mutation-client (2026-11-27), the twelve of issue 21 (what a
+ * real library got wrong) and the three of the client-mode audit
+ * (flag-ignored, len-atoi-reader, no-resync) included.  FINALIZE-2's two are seen because the case runs the
  * client under a server that reads on after finalize.
  *
  * Exit status: the program's; 2 for a usage error. */
