@@ -217,6 +217,16 @@ static void run_escape_roundtrip(pcf_ctx *c)
                         "value(hex) %s", k, r->persona, rc, got);
             return;
         }
+        /* the peer sent ';' as is: ESC-1's finding (client/api/escape-sent); the
+         * value never reached the server, so there is no round trip to grade */
+        int peer = (k + 1) % r->np;
+        for (size_t i = 0; !answered && i < r->nreq; i++)
+            if (r->req[i].rank == peer && pcf_creq_semi_unescaped(c, &r->req[i])) {
+                pcf_observe(c, "not-escaped", "rank %d's put sent a;b;c with ';' as is (ESC-1, "
+                            "client/api/escape-sent): the value never reached the server whole, "
+                            "so the round trip is not graded", peer);
+                return;
+            }
         pcf_observe(c, "wrong-value", "rank %d: PMI2_KVS_Get:semi rc=%ld value(hex)=%s; %s", k,
                     rc, got, answered ? "the server answered a;b;c"
                                       : "the peer's put did not say a;b;c as SPEC.md reads it "
@@ -638,7 +648,9 @@ static const pcf_ccase cases[] = {
          "PMI2_KVS_Get returns a;b;c", run_escape_roundtrip,
          { "wrong-value", PCF_DEVIATES, NULL, "the value was cut or altered" },
          { "server-mangled", PCF_UNSUPPORTED, NULL,
-           "the server never sent a;b;c back (it does not decode ;;): not the client's" }),
+           "the server never sent a;b;c back (it does not decode ;;): not the client's" },
+         { "not-escaped", PCF_UNSUPPORTED, "ESC-1",
+           "the put sent ';' as is: client/api/escape-sent grades that, not this case" }),
     CASE("client/api/nodeattr", "NODEATTR-2", "PMI2_Info_GetNodeAttr",
          "the attribute rank 0 put", run_nodeattr),
     CASE("client/api/nodeattr-missing", "NODEATTR-3", "PMI2_Info_GetNodeAttr of a missing name",

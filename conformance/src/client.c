@@ -1286,6 +1286,32 @@ bool pcf_cresponse_has(const pcf_crun *r, int rank, const char *name, const char
     return each_response(r, rank, rsp_value, &q);
 }
 
+bool pcf_creq_semi_unescaped(pcf_ctx *c, const pcf_creq *q)
+{
+    pmc_msg m;
+    pmc_slice k;
+    if (q->wire != PMC_WIRE_V2 || strcmp(q->name, "kvs-put") != 0 || q->len < 6 ||
+        pcf_creq_msg(c, q, &m) != 0 || !pmc_msg_get(&m, "key", &k) || k.len < 8 ||
+        memcmp(k.ptr, "pcf-semi", 8) != 0)
+        return false;
+    /* the same put, value a;b;c, from the encoder, then its ";;" made ";" */
+    pmc_enc e;
+    pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-put");
+    for (size_t i = 0; i < m.npairs; i++) /* (the slices stay valid: m is c's scratch) */
+        if (pmc_slice_eq(m.pairs[i].key, "value"))
+            pmc_enc_str(&e, "value", "a;b;c");
+        else if (pmc_slice_eq(m.pairs[i].key, "thrid") || pmc_slice_eq(m.pairs[i].key, "key"))
+            pmc_enc_slice(&e, m.pairs[i].key, m.pairs[i].val);
+    size_t n;
+    const char *o = pcf_cencode(&e, &n);
+    const char *at = o ? memmem(o, n, "a;;b;;c", 7) : NULL;
+    if (!at || n - 2 != q->len || memcmp(q->raw + 6, o + 6, (size_t)(at - o) - 6 + 2) != 0)
+        return false;
+    size_t head = (size_t)(at - o) + 2; /* "a;" */
+    return memcmp(q->raw + head, "b;c", 3) == 0 &&
+           memcmp(q->raw + head + 3, at + 7, n - (head + 5)) == 0;
+}
+
 const char *pcf_cencode(pmc_enc *e, size_t *n)
 {
     static pmc_out outs[4];

@@ -161,6 +161,10 @@ int pcf_crc_of(pcf_ctx *c, const pcf_crun *r, int rank, const char *call, long *
  * valid until four more are built (a run copies its faults' bytes).  NULL
  * when the encoder refuses. */
 const char *pcf_cencode(pmc_enc *e, size_t *n);
+/* q is the driver's kvs-put of a;b;c (key pcf-semi*) with its ';' sent as is,
+ * otherwise as the encoder writes it: ESC-1's finding (client/api/escape-sent),
+ * which the cases that read the same bytes another way leave to it. */
+bool pcf_creq_semi_unescaped(pcf_ctx *c, const pcf_creq *q);
 /* The call's x=<hex> field is the hex of `want`. */
 bool pcf_chex_is(const pcf_crun *r, int rank, const char *call, const char *want);
 /* The pmi_version and pmi_subversion of rank's init line (-1: unknown). */
