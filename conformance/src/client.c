@@ -120,10 +120,12 @@ int pcf_client_list(const pcf_opts *o)
         if (!pcf_selected(c->id, o->globs, o->nglobs))
             continue;
         const pcf_clause *cl = pcf_clause_get(c->clause);
-        printf("%-44s %-12s %-9s %s%s\n", c->id, c->clause, cl ? cl->level_text : "?", c->desc,
+        printf("%-44s %-12s %-9s %s%s%s\n", c->id, c->clause, cl ? cl->level_text : "?",
+               c->desc,
                (c->flags & PCF_V1) && !(c->flags & PCF_V2)   ? " [PMI-1 client]"
                : (c->flags & PCF_V2) && !(c->flags & PCF_V1) ? " [PMI-2 client]"
-                                                             : "");
+                                                             : "",
+               (c->needs & PCF_NEED_THREADED) ? " [4 threads: not threaded=FALSE]" : "");
     }
     return 0;
 }

@@ -149,10 +149,6 @@ static void print_outcomes(FILE *f, const pcf_case *c)
         if (c->needs & b)
             fprintf(f, "  %-18s %-12s %-10s %s\n", "needs-absent", "UNSUPPORTED",
                     pcf_need_clause(b), "the start-up probe found the optional feature missing");
-    if (c->needs & PCF_NEED_THREADED)
-        fprintf(f, "  %-18s %-12s %-10s %s\n", "needs-absent", "UNSUPPORTED",
-                pcf_need_clause(PCF_NEED_THREADED),
-                "the library said threaded=FALSE in its fullinit");
     outcome_row(f, c, "(anything else)", "any other deviation");
     fputs("  *: graded from the clause's level (MUST: FAIL, SHOULD: NON-STRICT, MAY: INFO;\n"
           "     a clause marked \"graded NON-STRICT\": NON-STRICT); --strict turns\n"
@@ -197,10 +193,6 @@ static void print_flags(FILE *f, const pcf_case *c)
     if (c->needs & PCF_NEED_NAMESERV)
         fputs("  needs: a name service, optional by NAME-8 (probed at start-up; absent:\n"
               "    UNSUPPORTED)\n",
-              f);
-    if (c->needs & PCF_NEED_THREADED)
-        fputs("  needs: a library that did not say threaded=FALSE in its fullinit (the\n"
-              "    reference run's; said FALSE: UNSUPPORTED, the case calls from 4 threads)\n",
               f);
 }
 
