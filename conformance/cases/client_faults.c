@@ -160,6 +160,17 @@ static void run_fullinit_refused(pcf_ctx *c)
     const pcf_crun *r = run1(c, NULL, "init", 1,
                              F(.kind = PMS_FAULT_ERROR, .cmd = "fullinit", .rc = 1));
     long rc;
+    /* a server that ends the job when the connection closes (Hydra, CONN-6)
+     * may kill the program before it prints PMI2_Init's result: a close
+     * right after the refusal, with nothing sent, is the program giving up */
+    if (r && !pcf_crc(r, 0, "PMI2_Init", &rc) && r->ranks[0].eof &&
+        pcf_creq_count(r, 0, NULL) == pcf_creq_count(r, 0, "init") + 1 &&
+        pcf_creq_count(r, 0, "fullinit") == 1) {
+        pcf_observe(c, "ok", "the program closed its connection after the refusal, sending "
+                    "nothing more (the %s server then ended the job before it printed "
+                    "PMI2_Init's result)", r->persona);
+        return;
+    }
     if (!r || rc_of(c, r, 0, "PMI2_Init", &rc))
         return;
     if (rc == 0)
