@@ -1563,6 +1563,15 @@ static void spec_text(const pcf_crun *r, char *b, size_t n)
             k += (size_t)snprintf(b + k, n - k, " #%d", f->nth);
         if (k < n && f->delay_ms)
             k += (size_t)snprintf(b + k, n - k, ", %d ms", f->delay_ms);
+        if (k < n && (f->kind == PMS_FAULT_ERROR || (f->kind == PMS_FAULT_FAIL_FENCE && f->rc)))
+            k += (size_t)snprintf(b + k, n - k, ", rc=%d", f->rc);
+        if (k < n && f->kind == PMS_FAULT_SPLIT)
+            k += (size_t)snprintf(b + k, n - k, " after %zu bytes", f->offset);
+        if (k < n && f->kind == PMS_FAULT_UNSOLICITED)
+            k += (size_t)snprintf(b + k, n - k, " (%zu bytes %s the response)", f->len,
+                                  f->after ? "after" : "before");
+        if (k < n && f->kind == PMS_FAULT_DROP && f->after)
+            k += (size_t)snprintf(b + k, n - k, " (after the response)");
     }
     if (k < n && r->spec.fd_junk)
         k += (size_t)snprintf(b + k, n - k, "; PMI_FD with \"%s\" appended", r->spec.fd_junk);
