@@ -28,8 +28,9 @@
  * NON-STRICT that the "none" reference does not give): 115 of 115 caught
  * in results/mutation-client (2026-11-27), the twelve of issue 21 (what a
  * real library got wrong) and the three of the client-mode audit
- * (flag-ignored, len-atoi-reader, no-resync) included.  FINALIZE-2's two are seen because the case runs the
- * client under a server that reads on after finalize.
+ * (flag-ignored, len-atoi-reader, no-resync) included.  FINALIZE-2's two
+ * are seen because the case runs the client under a server that reads on
+ * after finalize.
  *
  * Exit status: the program's; 2 for a usage error. */
 #define _GNU_SOURCE
