@@ -1522,7 +1522,7 @@ static const char *stopped_after_init(const pcf_crun *r, const char *prog)
  * precondition the reference run showed absent (NULL: none). */
 static const char *needs_absent(const pcf_case *c, const refinfo *ref)
 {
-    static char why[400];
+    static char why[600];
     if ((c->needs & PCF_NEED_THREADED) && ref->threaded == 0) {
         snprintf(why, sizeof why, "the library said threaded=FALSE at init (rank 0: %s), so it "
                  "is not graded on calls from several threads at once (FULLINIT-3: a "
