@@ -27,6 +27,63 @@ include_guard(GLOBAL)
 set(PMC_TEST_LABELS unit integration peer long)
 set(PMC_TEST_SKIP_CODE 77)
 
+# Seconds the slowest tests take (the larger of the default and asan
+# presets' times in a clean-clone CI run on 2 cores), as their ctest COST:
+# `ctest -j` starts the longest first, so that none of them starts last and
+# keeps the run waiting on it alone.  ctest learns the real times after a
+# run (Testing/Temporary/CTestCostData.txt), but a clean clone has none.
+# Only the order matters; a test not listed costs 0 (it fills the gaps).
+set(PMC_TEST_COSTS
+    conformance.mutate.server 120
+    conformance.newcomer 94
+    conformance.mock.repro 90
+    conformance.isolation.slurm 77
+    conformance.mock.slurm 71
+    conformance.hydra.repro 60
+    conformance.fuzz.mock.slurm 55
+    conformance.mock.strict.serial 40
+    traces.replay-corpus 33
+    conformance.isolation.strict 29
+    conformance.mutate.client 28
+    conformance.isolation.hydra-4.1 28
+    conformance.isolation.hydra-4.0 28
+    conformance.isolation.no-nameserv 27
+    conformance.baseline-deviation 26
+    conformance.mock.persona-no-nameserv 25
+    conformance.isolation.pmi1 25
+    conformance.hostile.refuse-next 22
+    conformance.mock.strict 21
+    conformance.mock.persona-pmi1 21
+    bench.suite.smoke 21
+    conformance.mock.hydra-4.1 20
+    conformance.mock.baseline-detects-deviation 20
+    conformance.mock.hydra-4.0 18
+    conformance.hostile.wrong-thrid 18
+    conformance.mock.slots 17
+    conformance.mock.no-nameserv 17
+    conformance.hydra.isolation 17
+    conformance.hostile.silent 17
+    conformance.hostile.hang-on-exit 17
+    conformance.fuzz.mock.hydra-4.1 17
+    conformance.fuzz.mock.hydra-4.0 17
+    conformance.mock.pmi1 13
+    conformance.hydra 13
+    conformance.fuzz.hydra 13
+    conformance.fuzz.mock.strict 12
+    conformance.fuzz.mock.pmi1-strict 12
+    pmi-trace.record-replay 11
+    conformance.fuzz.mock.pmi-port 11)
+
+# The COST of test NAME from PMC_TEST_COSTS, if it is listed there.
+function(pmc_test_cost name)
+    list(FIND PMC_TEST_COSTS "${name}" i)
+    if(i GREATER_EQUAL 0)
+        math(EXPR i "${i} + 1")
+        list(GET PMC_TEST_COSTS ${i} cost)
+        set_tests_properties("${name}" PROPERTIES COST ${cost})
+    endif()
+endfunction()
+
 function(pmc_add_test)
     cmake_parse_arguments(PARSE_ARGV 0 arg
         "WILL_FAIL"
@@ -89,4 +146,5 @@ function(pmc_add_test)
     if(arg_WILL_FAIL)
         set_tests_properties("${arg_NAME}" PROPERTIES WILL_FAIL TRUE)
     endif()
+    pmc_test_cost("${arg_NAME}")
 endfunction()

@@ -14,8 +14,15 @@ SURVEY=(build/default/tools/pmi-trace/pmi-trace survey traces/)
 
 TEST_PRESETS=(default asan)
 # Tests at once: most of them wait (on a server's deadline, a launcher, a
-# peer), so one more than the two cores this project is built on.
-TEST_JOBS=3
+# peer), not compute: the default preset's heaviest use a fifth of a core
+# each on average (conformance.mutate.server 20 s of CPU in 105 s), so three
+# times the two cores this project is built on; under the sanitizers they
+# compute about twice as much, so two per core.  ctest starts the longest
+# first (their COST, cmake/PmcTest.cmake).
+declare -A TEST_JOBS=([default]=6 [asan]=4)
+# The fuzz smoke runs compute for a fixed time each: as many at once as
+# before (more would give each harness fewer executions in its time).
+FUZZ_JOBS=3
 
 usage() {
     cat <<USAGE
@@ -27,11 +34,14 @@ usage: scripts/quickstart.sh run|test
            ${MAIN_JOB[*]}
   test   Install missing Debian packages, then for each preset in
          (${TEST_PRESETS[*]}): configure, build and run the whole ctest suite
-         (the default preset's Slurm peer tests run in the background, beside
-         the rest, and are waited for at the end);
-         then the mock server's integration tests under valgrind
+         (${TEST_JOBS[default]} tests at once, ${TEST_JOBS[asan]} under asan; the default
+         preset's Slurm peer tests run in the background, beside the rest,
+         and are waited for at the end);
+         the mock server's integration tests under valgrind
          (scripts/valgrind.sh) and a bounded smoke run of every libFuzzer
-         harness (preset fuzz).  Fails if any test fails.
+         harness (preset fuzz).  While the default preset's tests run, which
+         mostly wait, the other presets are built and valgrind runs, in the
+         background at a lower priority (nice).  Fails if any test fails.
 
 Exit status: 0 on success, 1 on any failure, 2 on bad usage.
 USAGE
@@ -77,11 +87,46 @@ cmd_run() {
 # log, and count like any test.
 SLURM_TESTS='^(peer|conformance)[.](slurm|cluster)[.]'
 
+# Background work beside the default preset's tests (build_preset or the
+# valgrind run), niced so that the tests keep the CPU they ask for: its
+# output goes to a log, shown when its result is needed (bg_wait).
+bg_start() { # NAME COMMAND...: start it (a function or a program)
+    local name=$1
+    shift
+    bg_log[$name]="$root/build/bg-$name.log"
+    mkdir -p "$root/build"
+    bg_t0[$name]=$SECONDS
+    (renice -n 10 -p "$BASHPID" >/dev/null 2>&1; "$@") >"${bg_log[$name]}" 2>&1 &
+    bg_pid[$name]=$!
+}
+build_presets() { # PRESET...: one after the other
+    local p
+    for p in "$@"; do build_preset "$p"; done
+}
+bg_wait() { # NAME: wait for it, show its log; its exit status
+    local name=$1 rc=0
+    wait "${bg_pid[$name]}" || rc=$?
+    bg_pid[$name]=''
+    printf '\n==> %s (in the background from %d s; log %s)\n' "$name" "${bg_t0[$name]}" \
+        "${bg_log[$name]}"
+    cat "${bg_log[$name]}"
+    return "$rc"
+}
+bg_wait_all() { # on an early exit: no background job outlives the script
+    local name
+    for name in "${!bg_pid[@]}"; do
+        [ -n "${bg_pid[$name]}" ] && wait "${bg_pid[$name]}" 2>/dev/null
+    done
+    return 0
+}
+
 cmd_test() {
     deps
     local preset
+    declare -gA bg_pid=() bg_log=() bg_t0=()
     slurm_pid='' slurm_log="$root/build/slurm-tests.log"
     build_preset default
+    trap 'rc=$?; trap - EXIT; bg_wait_all; exit "$rc"' EXIT
     local nslurm
     nslurm=$(ctest --preset default -N -R "$SLURM_TESTS" 2>/dev/null | grep -c '^ *Test *#' || true)
     if [ "${nslurm:-0}" -gt 0 ]; then
@@ -89,23 +134,26 @@ cmd_test() {
         ctest --preset default --output-on-failure -R "$SLURM_TESTS" >"$slurm_log" 2>&1 &
         slurm_pid=$!
         # on an early failure, still let them finish (their fixture stops the cluster)
-        trap 'rc=$?; trap - EXIT; wait "$slurm_pid" 2>/dev/null; cat "$slurm_log"; exit "$rc"' EXIT
+        trap 'rc=$?; trap - EXIT; bg_wait_all; wait "$slurm_pid" 2>/dev/null; cat "$slurm_log"; exit "$rc"' EXIT
     fi
+    # the other presets' builds (one after the other) and valgrind on the
+    # default build: CPU work, beside tests that mostly wait
+    say "build (${TEST_PRESETS[*]:1} fuzz) and valgrind, in the background"
+    bg_start builds build_presets "${TEST_PRESETS[@]:1}" fuzz
+    bg_start valgrind "$root/scripts/valgrind.sh" build/default
     say "test (default)"
-    ctest --preset default --output-on-failure -j "$TEST_JOBS" -E "$SLURM_TESTS" \
+    ctest --preset default --output-on-failure -j "${TEST_JOBS[default]}" -E "$SLURM_TESTS" \
         || die "tests failed for preset 'default'"
+    bg_wait builds || die "a build failed (presets ${TEST_PRESETS[*]:1} fuzz)"
     for preset in "${TEST_PRESETS[@]}"; do
         [ "$preset" = default ] && continue
-        build_preset "$preset"
         say "test ($preset)"
-        ctest --preset "$preset" --output-on-failure -j "$TEST_JOBS" \
+        ctest --preset "$preset" --output-on-failure -j "${TEST_JOBS[$preset]:-3}" \
             || die "tests failed for preset '$preset'"
     done
-    say "valgrind (mock server integration tests)"
-    "$root/scripts/valgrind.sh" build/default || die "valgrind found errors"
-    build_preset fuzz
+    bg_wait valgrind || die "valgrind found errors (mock server integration tests)"
     say "fuzz smoke (each libFuzzer harness for a bounded time)"
-    ctest --preset fuzz --output-on-failure -j "$TEST_JOBS" || die "a fuzz harness found a crash"
+    ctest --preset fuzz --output-on-failure -j "$FUZZ_JOBS" || die "a fuzz harness found a crash"
     if [ -n "$slurm_pid" ]; then
         say "test (default: Slurm peer tests)"
         local rc=0
@@ -114,6 +162,7 @@ cmd_test() {
         cat "$slurm_log"
         [ "$rc" -eq 0 ] || die "tests failed for preset 'default' (Slurm peer tests)"
     fi
+    trap - EXIT
     say "all tests passed (${TEST_PRESETS[*]}, valgrind, fuzz smoke)"
 }
 

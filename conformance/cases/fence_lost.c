@@ -15,13 +15,14 @@ enum { LEAVE_MS = 500, WAIT_MS = 6000, STAY_MS = 40000 };
 
 /* Rank 0 records the case after its control exchange, which a server that
  * leaves fences waiting (or counts the stale ones) holds well past WAIT_MS:
- * the other ranks stay out of it until the job ends, so that neither the
- * end of the leaving process nor the others' failed exchanges end the job
- * before rank 0 has recorded what it saw. */
+ * the other ranks stay out of it until the job ends, or until rank 0 has
+ * recorded (the orchestrator tells them), so that neither the end of the
+ * leaving process nor the others' failed exchanges end the job before
+ * rank 0 has recorded what it saw. */
 static void stay(pcf_ctx *c)
 {
     if (pcf_rank(c) != 0)
-        pcf_pause_ms(c, STAY_MS);
+        pcf_stay_ms(c, STAY_MS);
 }
 
 static void run_rank_exits(pcf_ctx *c)

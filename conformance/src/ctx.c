@@ -156,6 +156,15 @@ void pcf_pause_ms(pcf_ctx *c, unsigned ms)
     }
 }
 
+void pcf_stay_ms(pcf_ctx *c, unsigned ms)
+{
+    uint64_t dl = pws_deadline_ms(pcf_wait_ms(c, ms));
+    while (pws_now_usec() < dl && !pcf_report_done_seen()) {
+        struct timespec ts = { 0, 50 * 1000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
 int pcf_wait_consumed(pcf_ctx *c, unsigned ms)
 {
     if (!c->s || pws_fd(c->s) < 0)

@@ -204,6 +204,11 @@ int pcf_kvs_get(pcf_ctx *c, const char *key, bool *found, char *value, size_t n,
  * (pcf_ask_served).  PCF_NO_WAITS=1 in the environment makes it return at
  * once: the benchmark's floor, every request and no wait. */
 void pcf_pause_ms(pcf_ctx *c, unsigned ms);
+/* Stay ms (a rank kept alive so that its end cannot end the job while
+ * rank 0 records what it saw), or less: in a launch of the orchestrator,
+ * until rank 0 has finished (its "done", or the "lost" that closes its
+ * record after a case), which the orchestrator passes on to every rank. */
+void pcf_stay_ms(pcf_ctx *c, unsigned ms);
 /* The same rule for waits given to other calls (pws_send_split's delay):
  * ms, or 0 in the floor run. */
 unsigned pcf_wait_ms(const pcf_ctx *c, unsigned ms);

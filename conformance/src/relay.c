@@ -13,7 +13,9 @@
  * Results lines are appended, whole, to the launch's results file on the
  * orchestrator's side, which orchestrate.c watches as before; traces go to
  * the launch's trace directory.  The orchestrator sends "done\n" to every
- * rank of a launch once one said done (a rank waiting for rank 0), and
+ * rank of a launch once one said done (a rank waiting for rank 0), or
+ * rank 0 closed its record with "lost" after a case (a rank staying in a
+ * case, pcf_stay_ms, or about to begin the next one), and
  * closes the connections when the launch is finished or it dies: a rank
  * exits when its connection closes (watchdog.c), on whatever host. */
 #define _GNU_SOURCE /* accept4 */
@@ -106,7 +108,12 @@ static void conn_line(size_t i, char *line, size_t len)
     if (s->resfd >= 0 && write(s->resfd, line, len + 1) < 0) {
     }
     line[len] = 0;
-    if (strcmp(line, "done") == 0 && !s->done_sent) {
+    /* rank 0 finished: its "done", or the "lost" line that closes its record
+     * after a case (rank 0 writes it last; a rank whose start-up failed
+     * writes "lost" before any case, "-") */
+    bool over = strcmp(line, "done") == 0 ||
+                (strncmp(line, "lost\t", 5) == 0 && strncmp(line + 5, "-\t", 2) != 0);
+    if (over && !s->done_sent) {
         s->done_sent = true;
         for (size_t j = 0; j < nconns; j++)
             if (conns[j].sink == c->sink && send(conns[j].fd, "done\n", 5, MSG_NOSIGNAL) < 0) {

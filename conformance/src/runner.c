@@ -668,6 +668,12 @@ int pcf_run_job(const pcf_opts *o)
             }
             uint64_t us;
             run_case_local(&c, e, (int)i, it, tdir, &us);
+            if (!rank0 && pcf_report_done_seen()) {
+                /* rank 0 has finished (it closed its record after this
+                 * case, which this rank stayed in): nothing more to do */
+                lost = true;
+                break;
+            }
             obs_text(&c, mine, sizeof mine);
             unsigned tmo = e->c->timeout_ms ? e->c->timeout_ms : o->timeout_ms;
             if (pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, tmo + CTL_SLACK_MS, err,
@@ -951,10 +957,6 @@ int pcf_run_job(const pcf_opts *o)
             fprintf(stderr, "pmi2-conform: the control channel failed after case %s%s%s: %s\n",
                     lost_after, lost_next ? ", as the other ranks began " : "",
                     lost_next ? lost_next : "", err);
-            if (resf) {
-                pcf_resfile_lost(resf, lost_after, err);
-                fflush(resf);
-            }
         }
         for (size_t i = 0; i < np; i++) {
             const pcf_entry *e = plan[i].e;
@@ -975,6 +977,10 @@ int pcf_run_job(const pcf_opts *o)
             if (resf && r->verdict == PCF_SKIPPED && !(lost && o->child && !plan[i].skip))
                 pcf_resfile_skip(resf, e->c->id, r->actual ? r->actual : "");
         }
+        /* last: after a case, it tells the orchestrator (relay.c) that this
+         * record is whole, and the other ranks that they may go */
+        if (resf && lost)
+            pcf_resfile_lost(resf, lost_after, err);
         if (resf)
             fflush(resf);
         rs.seconds = (double)(pws_now_usec() - t_start) / 1e6;

@@ -45,8 +45,7 @@ grep -v '^MISMATCH' "$out/jobs" |
 grep -h '^MISMATCH' "$out/jobs" "$out/required" >>"$out/mismatches"
 sleep 1
 mark=$(cat "$out/jobs.mark")
-for e in /proc/[0-9]*/environ; do
-    grep -qzx "PCF_REPRO_TEST=$mark" "$e" 2>/dev/null || continue
+for e in $(grep -lzx "PCF_REPRO_TEST=$mark" /proc/[0-9]*/environ 2>/dev/null); do
     p=${e#/proc/}
     p=${p%/environ}
     echo "MISMATCH left behind: $p $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" >>"$out/mismatches"
