@@ -56,7 +56,7 @@ size_t pmifuzz_crossover(const uint8_t *da, size_t na, const uint8_t *db, size_t
 {
     pf_rng r;
     pf_rng_seed(&r, seed);
-    pf_len_tick(na);
+    pf_len_tick(da, na);
     size_t lim = pf_len_limit(), big = na > nb ? na : nb;
     if (lim < big)
         lim = big;
@@ -83,5 +83,6 @@ size_t pmifuzz_crossover(const uint8_t *da, size_t na, const uint8_t *db, size_t
     pmc_out_free(&out);
     pf_stream_free(&a);
     pf_stream_free(&b);
+    pf_len_output(dst, len);
     return len;
 }

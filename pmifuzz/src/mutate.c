@@ -95,6 +95,8 @@ static size_t attempt(uint8_t *data, size_t size, size_t max, pf_rng *r)
  * other engines) there is no limit: every output depends only on the
  * arguments. */
 static size_t len_calls, len_limit, len_next;
+static uint64_t last_out; /* hash of the last output: libFuzzer stacks up to
+                           * -mutate_depth mutations on one corpus input */
 
 static unsigned ilog2(size_t n)
 {
@@ -104,11 +106,20 @@ static unsigned ilog2(size_t n)
     return l ? l : 1;
 }
 
-void pf_len_tick(size_t size)
+static uint64_t hash(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull ^ n;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+void pf_len_tick(const uint8_t *data, size_t size)
 {
     len_calls++;
     if (len_calls <= 256) {
-        if (size > len_limit)
+        /* the start: the largest corpus input (not one of our own outputs) */
+        if (size > len_limit && hash(data, size) != last_out)
             len_limit = size;
         if (len_limit < 64)
             len_limit = 64;
@@ -117,6 +128,12 @@ void pf_len_tick(size_t size)
         len_limit += ilog2(len_limit);
         len_next = len_calls + 100 * ilog2(len_limit);
     }
+}
+
+void pf_len_output(const uint8_t *data, size_t size)
+{
+    if (len_calls <= 256)
+        last_out = hash(data, size);
 }
 
 size_t pf_len_limit(void)
@@ -134,21 +151,28 @@ static size_t byte_max(size_t size, size_t max)
     return m < max ? m : max;
 }
 
+static size_t mutate(uint8_t *data, size_t size, size_t max, pf_rng *r)
+{
+    size_t nmsg = pmifuzz_count_messages(data, size);
+    /* undecodable input is mostly bytes; a decodable one keeps a byte path too */
+    if ((nmsg == 0 && pf_chance(r, 3, 4)) || pf_chance(r, 1, 8))
+        return pf_byte_mutate(data, size, byte_max(size, max), r);
+    for (int tries = 0; tries < 4; tries++) {
+        size_t n = attempt(data, size, max, r);
+        if (n)
+            return n;
+    }
+    return pf_byte_mutate(data, size, byte_max(size, max), r);
+}
+
 size_t pmifuzz_mutate(uint8_t *data, size_t size, size_t max, unsigned seed)
 {
     pf_rng r;
     pf_rng_seed(&r, seed);
-    pf_len_tick(size);
-    size_t nmsg = pmifuzz_count_messages(data, size);
-    /* undecodable input is mostly bytes; a decodable one keeps a byte path too */
-    if ((nmsg == 0 && pf_chance(&r, 3, 4)) || pf_chance(&r, 1, 8))
-        return pf_byte_mutate(data, size, byte_max(size, max), &r);
-    for (int tries = 0; tries < 4; tries++) {
-        size_t n = attempt(data, size, max, &r);
-        if (n)
-            return n;
-    }
-    return pf_byte_mutate(data, size, byte_max(size, max), &r);
+    pf_len_tick(data, size);
+    size_t n = mutate(data, size, max, &r);
+    pf_len_output(data, n);
+    return n;
 }
 
 size_t pmifuzz_count_messages(const uint8_t *data, size_t size)

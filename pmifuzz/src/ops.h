@@ -28,9 +28,10 @@ typedef struct pf_op {
 
 const pf_op *pf_ops(size_t *n);
 
-/* The length limit now, and one call of the mutator or cross-over with an
- * input of size bytes (mutate.c). */
+/* The length limit now; one call of the mutator or cross-over with an
+ * input; the output it gave (mutate.c). */
 size_t pf_len_limit(void);
-void pf_len_tick(size_t size);
+void pf_len_tick(const uint8_t *data, size_t size);
+void pf_len_output(const uint8_t *data, size_t size);
 
 #endif
