@@ -1,8 +1,26 @@
 /* libpmiclient's PMI-1 API (pmi.h) through the client kit: a whole job's
- * calls over PMI-1 lines, each needing a sensible answer to the one before. */
+ * calls over PMI-1 lines, each needing a sensible answer to the one before,
+ * and then the rest of the PMI-1 API a job may call (clique, limits,
+ * spawn).  The seeds are mock-server sessions of the first part (init to
+ * unpublish): answers to the rest are the fuzzer's to find. */
 #include <pmi.h>
 
 #include "pmifuzz/harness.h"
+
+static void more(void)
+{
+    int n, ranks[8], errors[3];
+    PMI_BOOL init;
+    const char *cmds[] = { "a.out", "b.out" }, *args[] = { "-x", NULL }, **argvs[] = { args, NULL };
+    int maxprocs[] = { 2, 1 }, ninfo[] = { 1, 0 };
+    PMI_keyval_t wdir = { "wdir", (char *)"/tmp" }, pre = { "pre-key", (char *)"pre-value" };
+    const PMI_keyval_t *infos[] = { &wdir, NULL };
+    if (PMI_Initialized(&init) == PMI_SUCCESS && PMI_Get_clique_size(&n) == PMI_SUCCESS &&
+        PMI_Get_clique_ranks(ranks, 8) == PMI_SUCCESS &&
+        PMI_KVS_Get_key_length_max(&n) == PMI_SUCCESS &&
+        PMI_KVS_Get_value_length_max(&n) == PMI_SUCCESS)
+        PMI_Spawn_multiple(2, cmds, argvs, maxprocs, ninfo, infos, 1, &pre, errors);
+}
 
 static void api(void)
 {
@@ -17,8 +35,9 @@ static void api(void)
         PMI_KVS_Put(kvs, "key0", "value0") == PMI_SUCCESS && PMI_KVS_Commit(kvs) == PMI_SUCCESS &&
         PMI_Barrier() == PMI_SUCCESS && PMI_KVS_Get(kvs, "key0", val, sizeof val) == PMI_SUCCESS &&
         PMI_Publish_name("svc", "port-0") == PMI_SUCCESS &&
-        PMI_Lookup_name("svc", port) == PMI_SUCCESS)
-        PMI_Unpublish_name("svc");
+        PMI_Lookup_name("svc", port) == PMI_SUCCESS &&
+        PMI_Unpublish_name("svc") == PMI_SUCCESS)
+        more();
     PMI_Finalize();
 }
 

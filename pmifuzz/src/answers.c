@@ -43,6 +43,7 @@ void pf_answer_record(const uint8_t *input, size_t n, const char *reqs, size_t n
         int rc = pmc_decode_buffer(d, reqs + pos, nreqs - pos, pos, &m, &e, &used);
         if (rc == PMC_MSG) {
             last.cmd = m.cmd;
+            last.nreq++;
             last.thrid[0] = '\0';
             if (m.thrid.ptr)
                 pmc_slice_copy(m.thrid, last.thrid, sizeof last.thrid);

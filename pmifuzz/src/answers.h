@@ -12,6 +12,9 @@
 typedef struct pf_answer {
     int cmd;        /* the request's pmc_cmd; PMC_CMD_UNKNOWN when none recorded */
     char thrid[24]; /* its thrid, "" when it had none */
+    unsigned nreq;  /* requests it wrote in all: it reads the answer to the last as
+                     * its nreq-th message, so the input's messages before that one
+                     * got it there and the ones after it were never read */
 } pf_answer;
 
 /* The library wrote reqs[0..nreqs) while reading input[0..n). */

@@ -45,3 +45,8 @@ size_t pf_byte_mutate(uint8_t *data, size_t size, size_t max, pf_rng *r)
         return LLVMFuzzerMutate(data, size, max);
     return own_mutate(data, size, max, r);
 }
+
+int pf_in_libfuzzer(void)
+{
+    return LLVMFuzzerMutate != NULL;
+}

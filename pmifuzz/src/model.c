@@ -150,11 +150,24 @@ void pf_stream_remove(pf_stream *s, size_t pos)
     s->n--;
 }
 
+size_t pf_stream_msg_index(const pf_stream *s, size_t k)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->it[i].is_msg && k-- == 0)
+            return i;
+    return s->n;
+}
+
 pf_item *pf_stream_pick_msg(pf_stream *s, pf_rng *r, size_t *pos)
 {
     if (!s->nmsg)
         return NULL;
     size_t k = pf_below(r, s->nmsg);
+    if (s->focus && pf_chance(r, 1, 2)) {
+        k = s->focus - 1 + pf_below(r, 2);
+        if (k >= s->nmsg)
+            k = s->nmsg - 1;
+    }
     for (size_t i = 0; i < s->n; i++)
         if (s->it[i].is_msg && k-- == 0) {
             if (pos)
@@ -235,20 +248,24 @@ static int encode_item(const pf_item *it, pmc_out *out)
     return rc;
 }
 
-int pf_stream_encode(pf_stream *s, pmc_out *out)
+int pf_item_encode(const pf_item *it, pmc_out *out)
 {
     pmc_out tmp = { 0 };
     int rc = 0;
-    for (size_t i = 0; i < s->n && rc == 0; i++) {
-        const pf_item *it = &s->it[i];
-        pmc_out_reset(&tmp);
-        if (!it->is_msg || encode_item(it, &tmp) != 0)
-            rc = pmc_out_append(&tmp, it->raw.ptr, it->raw.len);
-        if (rc == 0 && it->dmg != PF_DMG_NONE)
-            rc = pf_damage_apply(it, &tmp);
-        if (rc == 0)
-            rc = pmc_out_append(out, tmp.buf, tmp.len);
-    }
+    if (!it->is_msg || encode_item(it, &tmp) != 0)
+        rc = pmc_out_append(&tmp, it->raw.ptr, it->raw.len);
+    if (rc == 0 && it->dmg != PF_DMG_NONE)
+        rc = pf_damage_apply(it, &tmp);
+    if (rc == 0)
+        rc = pmc_out_append(out, tmp.buf, tmp.len);
     pmc_out_free(&tmp);
+    return rc;
+}
+
+int pf_stream_encode(pf_stream *s, pmc_out *out)
+{
+    int rc = 0;
+    for (size_t i = 0; i < s->n && rc == 0; i++)
+        rc = pf_item_encode(&s->it[i], out);
     return rc;
 }

@@ -41,6 +41,10 @@ typedef struct pf_stream {
     pf_item *it;
     size_t n, cap;
     size_t nmsg;
+    /* The message a client library stopped at (1-based ordinal among the
+     * messages; 0 = not known): the input's first focus-1 messages were
+     * answers it took, the ones after were never read.  Picks lean on it. */
+    size_t focus;
     pf_arena arena;
 } pf_stream;
 
@@ -51,8 +55,15 @@ void pf_stream_free(pf_stream *s);
 /* Append a copy of it (pairs copied) at position pos; NULL on ENOMEM. */
 pf_item *pf_stream_insert(pf_stream *s, size_t pos, const pf_item *it);
 void pf_stream_remove(pf_stream *s, size_t pos);
-/* A random message item, or NULL when there is none. */
+/* A random message item, or NULL when there is none.  With a focus, half
+ * the picks are the focus message or the one after it (the frontier of what
+ * the library read), the rest uniform: a mutation of an answer the library
+ * already took mostly ends the run before the frontier. */
 pf_item *pf_stream_pick_msg(pf_stream *s, pf_rng *r, size_t *pos);
+/* The item index of the k-th message (0-based); s->n when there are fewer. */
+size_t pf_stream_msg_index(const pf_stream *s, size_t k);
+/* One item's bytes as pf_stream_encode writes them (appended to out). */
+int pf_item_encode(const pf_item *it, pmc_out *out);
 
 int pf_item_add(pf_stream *s, pf_item *it, size_t pos, pmc_slice key, pmc_slice val);
 void pf_item_del(pf_item *it, size_t pos);

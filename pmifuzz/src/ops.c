@@ -5,6 +5,7 @@
 #include "ops.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "answers.h"
@@ -18,25 +19,154 @@ static const pmc_cmdspec *spec_of(const pf_item *it)
     return pmc_schema_lookup(w, it->name.ptr, it->name.len);
 }
 
-static size_t budget(const pf_ctx *c)
+static size_t budget_to(const pf_ctx *c, size_t max)
 {
     size_t used = 0;
     for (size_t i = 0; i < c->s->n; i++)
         used += c->s->it[i].raw.len;
-    return c->max > used ? c->max - used : 0;
+    return max > used ? max - used : 0;
 }
 
-/* Required keys of cs with typed values; optional ones now and then. */
-static void fill_keys(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs)
+static size_t budget(const pf_ctx *c)
+{
+    return budget_to(c, c->max);
+}
+
+/* Floods and limit values are about sizes: a quarter of them may use all
+ * of libFuzzer's max, beyond the length limit. */
+static size_t limit_budget(pf_ctx *c)
+{
+    if (c->hard > c->max && pf_chance(c->r, 1, 4)) {
+        c->grown = 1;
+        return budget_to(c, c->hard);
+    }
+    return budget(c);
+}
+
+/* An indexed key's name with its index (argv0, arg1, preput_key_2). */
+static pmc_slice indexed_name(pf_ctx *c, const pmc_keyspec *ks, long i)
+{
+    char buf[96];
+    int n = snprintf(buf, sizeof buf, "%s%ld", ks->name, i);
+    return pf_arena_dup(&c->s->arena, buf, n > 0 ? (size_t)n : 0);
+}
+
+/* A count that agrees with what follows it, one time in eight off by one
+ * (the count a parser trusts to index its table). */
+static pmc_slice count_value(pf_ctx *c, size_t n)
+{
+    long v = (long)n;
+    if (pf_chance(c->r, 1, 8))
+        v += pf_below(c->r, 2) ? 1 : -1;
+    char buf[24];
+    int k = snprintf(buf, sizeof buf, "%ld", v);
+    return pf_arena_dup(&c->s->arena, buf, (size_t)k);
+}
+
+static int in_segment(const pmc_keyspec *ks)
+{
+    return (ks->flags & (PMC_K_SEGMENT | PMC_K_IN_SEGMENT)) != 0;
+}
+
+/* Keys of cs at one level (the message's, or one spawn segment's): required
+ * keys typed, optional ones a third of the time, every count key followed by
+ * as many indexed keys as it says (argc=2 argv0 argv1; ppkey/ppval pairs
+ * interleaved), and the segment count (ncmds) saying nseg. */
+static void fill_level(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs, int seg, size_t nseg)
 {
     for (size_t k = 0; k < cs->nkeys; k++) {
         const pmc_keyspec *ks = &cs->keys[k];
-        if (ks->flags & PMC_K_ALIAS)
+        if ((ks->flags & (PMC_K_ALIAS | PMC_K_INDEXED)) || in_segment(ks) != seg)
             continue;
-        if ((ks->flags & PMC_K_REQUIRED) || pf_chance(c->r, 1, 3))
-            pf_item_add(c->s, it, it->n, pf_spec_key(&c->s->arena, c->r, ks),
-                        pf_typed_value(&c->s->arena, c->r, ks->type));
+        int counts = 0, segcount = 0;
+        for (size_t j = 0; j < cs->nkeys; j++) {
+            const pmc_keyspec *o = &cs->keys[j];
+            if (!o->count_key || strcmp(o->count_key, ks->name) != 0)
+                continue;
+            if (o->flags & PMC_K_INDEXED)
+                counts = 1;
+            if (o->flags & PMC_K_SEGMENT)
+                segcount = 1;
+        }
+        pmc_slice key = pmc_slice_cstr(ks->name);
+        if (segcount) {
+            pf_item_add(c->s, it, it->n, key, count_value(c, nseg));
+        } else if (counts) {
+            if (!(ks->flags & PMC_K_REQUIRED) && pf_chance(c->r, 1, 2))
+                continue;
+            size_t n = pf_below(c->r, 4);
+            pf_item_add(c->s, it, it->n, key, count_value(c, n));
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; j < cs->nkeys; j++) {
+                    const pmc_keyspec *o = &cs->keys[j];
+                    if ((o->flags & PMC_K_INDEXED) && o->count_key &&
+                        strcmp(o->count_key, ks->name) == 0)
+                        pf_item_add(c->s, it, it->n, indexed_name(c, o, (long)i + o->index_base),
+                                    pf_typed_value(&c->s->arena, c->r, o->type));
+                }
+        } else if ((ks->flags & (PMC_K_REQUIRED | PMC_K_SEGMENT)) || pf_chance(c->r, 1, 3)) {
+            pf_item_add(c->s, it, it->n, key, pf_typed_value(&c->s->arena, c->r, ks->type));
+        }
     }
+}
+
+/* The keys of cs as a message that agrees with itself: what a peer that
+ * follows the schema sends, a step from any mistake in it.  Spawn-like
+ * commands get one to three segments. */
+static void fill_keys(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs)
+{
+    int has_seg = 0;
+    for (size_t k = 0; k < cs->nkeys; k++)
+        has_seg |= (cs->keys[k].flags & PMC_K_SEGMENT) != 0;
+    size_t nseg = has_seg ? 1 + pf_below(c->r, 3) : 0;
+    fill_level(c, it, cs, 0, nseg);
+    for (size_t i = 0; i < nseg; i++)
+        fill_level(c, it, cs, 1, nseg);
+}
+
+/* Make the counts of a message agree with the indexed keys it carries, or
+ * be one off: after keys were dropped, duplicated or flooded, the count is
+ * what decides how the parser walks them. */
+static int op_recount(pf_ctx *c)
+{
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
+    const pmc_cmdspec *cs = it ? spec_of(it) : NULL;
+    if (!cs)
+        return 0;
+    int done = 0;
+    for (size_t k = 0; k < cs->nkeys; k++) {
+        const pmc_keyspec *ks = &cs->keys[k];
+        if (!(ks->flags & PMC_K_INDEXED) || !ks->count_key)
+            continue;
+        int first = 1; /* ppkey and ppval share preputcount: counted once */
+        for (size_t j = 0; j < k; j++)
+            if ((cs->keys[j].flags & PMC_K_INDEXED) && cs->keys[j].count_key &&
+                strcmp(cs->keys[j].count_key, ks->count_key) == 0)
+                first = 0;
+        if (!first)
+            continue;
+        size_t plen = strlen(ks->name), n = 0;
+        for (size_t i = 0; i < it->n; i++) {
+            pmc_slice key = it->kv[i].key;
+            if (key.len <= plen || memcmp(key.ptr, ks->name, plen) != 0)
+                continue;
+            size_t d = plen;
+            while (d < key.len && key.ptr[d] >= '0' && key.ptr[d] <= '9')
+                d++;
+            n += d == key.len;
+        }
+        pmc_slice val = count_value(c, n);
+        int found = 0;
+        for (size_t i = 0; i < it->n; i++)
+            if (pmc_slice_eq(it->kv[i].key, ks->count_key)) {
+                it->kv[i].val = val;
+                found = 1;
+            }
+        if (!found)
+            pf_item_add(c->s, it, pf_below(c->r, it->n + 1), pmc_slice_cstr(ks->count_key), val);
+        done = 1;
+    }
+    return done;
 }
 
 static void set_cmd(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs)
@@ -52,10 +182,19 @@ static void set_cmd(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs)
     }
 }
 
+/* A command of the configured side; one time in eight one of the other
+ * side's: a parser reads whatever its peer sends, and the other side's
+ * forms (a PMI-1 mcmd block, a request's keys) are syntax it must handle. */
+static const pmc_cmdspec *pick_cmd(pf_ctx *c)
+{
+    pmifuzz_side side = pf_chance(c->r, 1, 8) ? PMIFUZZ_ANY : c->cfg->side;
+    return pf_pick_cmd(c->r, side, c->cfg->wires);
+}
+
 static int op_swap_cmd(pf_ctx *c)
 {
     pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
-    const pmc_cmdspec *cs = pf_pick_cmd(c->r, c->cfg->side, c->cfg->wires);
+    const pmc_cmdspec *cs = pick_cmd(c);
     if (!it || !cs)
         return 0;
     set_cmd(c, it, cs);
@@ -68,7 +207,7 @@ static int op_swap_cmd(pf_ctx *c)
 
 static int op_new_msg(pf_ctx *c)
 {
-    const pmc_cmdspec *cs = pf_pick_cmd(c->r, c->cfg->side, c->cfg->wires);
+    const pmc_cmdspec *cs = pick_cmd(c);
     if (!cs)
         return 0;
     pf_item *it = pf_stream_insert(c->s, pf_below(c->r, c->s->n + 1),
@@ -82,7 +221,9 @@ static int op_new_msg(pf_ctx *c)
 
 /* Answer the last request a client library wrote for this input: its
  * reply from the schema, with the request's thrid, rc=0, found=TRUE, and
- * the reply's other keys typed; appended, as the next thing it reads. */
+ * the reply's other keys typed, put where the library reads it: in place of
+ * the message it stopped at (or just before it), or appended when the input
+ * ran out there. */
 static int op_answer(pf_ctx *c)
 {
     pf_answer a;
@@ -92,9 +233,13 @@ static int op_answer(pf_ctx *c)
     const pmc_cmdspec *cs = req ? pmc_schema_get(req->reply) : NULL;
     if (!cs)
         return 0;
-    pf_item *it = pf_stream_insert(c->s, c->s->n, &(pf_item){ .is_msg = 1 });
+    size_t at = a.nreq ? pf_stream_msg_index(c->s, a.nreq - 1) : c->s->n;
+    if (at < c->s->n && pf_chance(c->r, 1, 2))
+        pf_stream_remove(c->s, at); /* the answer it could not use */
+    pf_item *it = pf_stream_insert(c->s, at, &(pf_item){ .is_msg = 1 });
     if (!it)
         return 0;
+    c->grown = 1; /* a session grows by its answers: not held to the limit */
     set_cmd(c, it, cs);
     if (a.thrid[0])
         pf_item_add(c->s, it, 0, PMC_SLICE_LIT("thrid"), pmc_slice_cstr(a.thrid));
@@ -113,6 +258,59 @@ static int op_answer(pf_ctx *c)
             continue;
         pf_item_add(c->s, it, it->n, pf_spec_key(&c->s->arena, c->r, ks), val);
     }
+    return 1;
+}
+
+/* Shrink: what a client library never read (after the message it stopped
+ * at) costs time on every run and changes nothing; otherwise a run of items
+ * from anywhere.  Inputs stay small without libFuzzer's length control. */
+static int op_trim(pf_ctx *c)
+{
+    if (c->s->focus && c->s->focus < c->s->nmsg) {
+        size_t keep = pf_stream_msg_index(c->s, c->s->focus - 1) + 1 + pf_below(c->r, 2);
+        if (keep >= c->s->n)
+            return 0;
+        while (c->s->n > keep)
+            pf_stream_remove(c->s, c->s->n - 1);
+        return 1;
+    }
+    if (c->s->n < 2)
+        return 0;
+    size_t from = pf_below(c->r, c->s->n), n = 1 + pf_below(c->r, c->s->n - from);
+    if (n >= c->s->n)
+        n = c->s->n - 1;
+    for (size_t i = 0; i < n && from < c->s->n; i++)
+        pf_stream_remove(c->s, from);
+    return 1;
+}
+
+/* libFuzzer's byte mutations on one message's bytes (the frontier one, more
+ * often than not), kept as bytes: the framing and the messages around it
+ * stay, so byte-level damage reaches the decoder's error paths there
+ * instead of breaking the first message of the input. */
+static int op_bytes_msg(pf_ctx *c)
+{
+    size_t pos;
+    pf_item *it = pf_stream_pick_msg(c->s, c->r, &pos);
+    if (!it)
+        return 0;
+    pmc_out o = { 0 };
+    if (pf_item_encode(it, &o) != 0 || !o.len) {
+        pmc_out_free(&o);
+        return 0;
+    }
+    size_t max = o.len + 16 + o.len / 4;
+    uint8_t *p = pf_arena_alloc(&c->s->arena, max + 1);
+    if (!p) {
+        pmc_out_free(&o);
+        return 0;
+    }
+    memcpy(p, o.buf, o.len);
+    size_t n = pf_byte_mutate(p, o.len, max, c->r);
+    pmc_out_free(&o);
+    free(it->kv);
+    *it = (pf_item){ .raw = { (const char *)p, n } };
+    c->s->nmsg--;
     return 1;
 }
 
@@ -183,7 +381,7 @@ static int op_limit_value(pf_ctx *c)
     if (!it || !it->n)
         return 0;
     pf_kv *kv = &it->kv[pf_below(c->r, it->n)];
-    kv->val = pf_limit_value(&c->s->arena, c->r, budget(c) + kv->val.len);
+    kv->val = pf_limit_value(&c->s->arena, c->r, limit_budget(c) + kv->val.len);
     return 1;
 }
 
@@ -215,7 +413,7 @@ static int op_flood(pf_ctx *c)
     int mode = (int)pf_below(c->r, 3);
     pf_kv seed = it->n ? it->kv[pf_below(c->r, it->n)]
                        : (pf_kv){ PMC_SLICE_LIT("k"), PMC_SLICE_LIT("v") };
-    size_t room = budget(c);
+    size_t room = limit_budget(c);
     for (size_t i = it->n; i < want; i++) {
         char key[32];
         pmc_slice k = seed.key;
@@ -399,7 +597,9 @@ static int op_junk(pf_ctx *c)
 
 static const pf_op ops[] = {
     { "swap-cmd", op_swap_cmd, 3, 0 },     { "new-msg", op_new_msg, 2, 0 },
-    { "answer", op_answer, 6, 0 },
+    { "answer", op_answer, 6, 0 },         { "trim", op_trim, 2, 0 },
+    { "recount", op_recount, 2, 0 },
+    { "bytes-msg", op_bytes_msg, 4, 0 },
     { "drop-key", op_drop_key, 4, 0 },     { "dup-key", op_dup_key, 3, 0 },
     { "rename-key", op_rename_key, 3, 0 }, { "add-key", op_add_key, 3, 0 },
     { "typed-value", op_typed_value, 4, 0 }, { "limit-value", op_limit_value, 2, 0 },

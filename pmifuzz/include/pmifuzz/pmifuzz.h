@@ -53,10 +53,12 @@ PMIFUZZ_API void pmifuzz_configure(const pmifuzz_config *c);
 
 /* One mutation of data[0..size) in place, at most max bytes; returns the new
  * size.  Every choice comes from seed: outside libFuzzer the same (data, size,
- * max, seed) always gives the same output.  Inside libFuzzer two inputs also
- * depend on the run so far, both reproduced by the same -seed=N and corpus:
- * byte-level steps use LLVMFuzzerMutate (libFuzzer's generator), and the
- * client kit's record of the request each input left unanswered. */
+ * max, seed) always gives the same output.  Inside libFuzzer three inputs
+ * also depend on the run so far, all reproduced by the same -seed=N and
+ * corpus: byte-level steps use LLVMFuzzerMutate (libFuzzer's generator), the
+ * client kit's record of where the library stopped on each input, and the
+ * length limit (libFuzzer's length control, which it turns off for custom
+ * mutators, kept by the mutator: it grows with the number of calls). */
 PMIFUZZ_API size_t pmifuzz_mutate(uint8_t *data, size_t size, size_t max, unsigned seed);
 
 /* A child of two inputs in out[0..max); returns its size.  Deterministic. */
