@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 
 static int env_int(const char *name)
 {
@@ -350,6 +351,60 @@ int pcf_ctl_exchange(pcf_ctx *c, int seq, const char *mine, char **all, size_t v
             snprintf(err, el, "control value of rank %d is not hex", r);
             return -1;
         }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- node map */
+
+void pcf_host_name(char *buf, size_t n)
+{
+    /* a launcher that emulates nodes on one host names them here (the
+     * mock server does when it cannot give each node a UTS namespace) */
+    const char *v = getenv("PMI2_CONFORM_HOST");
+    struct utsname u;
+    if (v && *v)
+        snprintf(buf, n, "%s", v);
+    else if (uname(&u) == 0)
+        snprintf(buf, n, "%s", u.nodename);
+    else
+        snprintf(buf, n, "unknown");
+}
+
+int pcf_ctl_nodemap(pcf_ctx *c, int seq, unsigned timeout_ms, char *err, size_t el)
+{
+    uint64_t dl = pws_deadline_ms(timeout_ms);
+    char key[64], hex[160], name[64];
+    pcf_host_name(name, sizeof name);
+    free(c->node);
+    free(c->host);
+    c->nnodes = 0;
+    c->node = calloc((size_t)c->size, sizeof *c->node);
+    c->host = calloc((size_t)c->size, sizeof *c->host);
+    if (!c->node || !c->host) {
+        snprintf(err, el, "out of memory");
+        return -1;
+    }
+    pcf_hex(name, strlen(name), hex, sizeof hex);
+    snprintf(key, sizeof key, "pcf-host-%d-%d", seq, c->rank);
+    if (put(c, key, hex, dl, err, el) || fence(c, dl, err, el))
+        return -1;
+    for (int r = 0; r < c->size; r++) {
+        if (r == c->rank) {
+            snprintf(c->host[r], sizeof c->host[r], "%s", name);
+        } else {
+            snprintf(key, sizeof key, "pcf-host-%d-%d", seq, r);
+            if (get(c, key, hex, sizeof hex, dl, err, el))
+                return -1;
+            if (unhex(hex, strlen(hex), c->host[r], sizeof c->host[r]) != 0) {
+                snprintf(err, el, "host name of rank %d is not hex", r);
+                return -1;
+            }
+        }
+        int q = 0;
+        while (q < r && strcmp(c->host[q], c->host[r]) != 0)
+            q++;
+        c->node[r] = q < r ? c->node[q] : c->nnodes++;
     }
     return 0;
 }

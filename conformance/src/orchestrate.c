@@ -528,6 +528,13 @@ static void launch_finish(const pcf_opts *o, running *rn, pcf_results *rs)
         show_log(rn);
     pcf_relay_drop(rn->spec); /* what the ranks sent, then the ranks left (any host) exit */
     pcf_resfile_read(rn->res, rs, &out->info);
+    if (rs && out->info.nodes > 0) { /* the shapes the launches ran in */
+        rs->shapes |= 1u << (out->info.nodes < 31 ? out->info.nodes : 31);
+        if (out->info.nodes > rs->nodes) {
+            rs->nodes = out->info.nodes;
+            snprintf(rs->hosts, sizeof rs->hosts, "%s", out->info.hosts);
+        }
+    }
     if (out->info.alive && !out->start_us)
         out->start_us = 1;
     kill_ranks(&out->info, rn->spec);

@@ -223,5 +223,17 @@ void pcf_report_console(pcf_results *rs, const pcf_opts *o, FILE *f)
                     again == 1 ? "" : "s");
         fputc('\n', f);
     }
+    if (rs->nodes > 0) {
+        char shapes[120] = "";
+        size_t w = 0;
+        int k = 0;
+        for (int b = 1; b < 32; b++)
+            if (rs->shapes & (1u << b))
+                w += (size_t)snprintf(shapes + w, sizeof shapes - w, "%s%d", k++ ? ", " : "", b);
+        if (k > 1)
+            fprintf(f, "\nNodes: launches on %s hosts; the widest: %s\n", shapes, rs->hosts);
+        else
+            fprintf(f, "\nNodes: %d (%s)\n", rs->nodes, rs->hosts);
+    }
     fprintf(f, "\nFinished in %.2f seconds\n%s\n", rs->seconds, line);
 }

@@ -127,6 +127,10 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
     pcf_json_cstr(f, pcf_run_verdict(rs, o, why, sizeof why));
     fprintf(f, ",\n  \"verdict_why\": ");
     pcf_json_cstr(f, why);
+    if (rs->nodes > 0) { /* the node map the ranks learned (the widest launch) */
+        fprintf(f, ",\n  \"nodes\": %d,\n  \"hosts\": ", rs->nodes);
+        pcf_json_cstr(f, rs->hosts);
+    }
     fprintf(f, ",\n  \"strict\": %s,\n  \"seconds\": %.3f,\n  \"summary\": ",
             o->strict ? "true" : "false", rs->seconds);
     pcf_json_cstr(f, line);
@@ -146,6 +150,8 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
         pcf_json_cstr(f, r->e->c->clause);
         fprintf(f, ", \"duration_ms\": %.3f, \"report\": \"%s.json\"", (double)r->usec / 1e3,
                 safe);
+        if (r->nodes > 0)
+            fprintf(f, ", \"nodes\": %d", r->nodes);
         if (r->verdict != PCF_PASS && r->verdict != PCF_SKIPPED &&
             strncmp(r->e->c->id, "client/", 7) != 0)
             fprintf(f, ", \"repro\": \"repro/%s\"", safe);

@@ -440,6 +440,11 @@ static const char *tdir_make(const pcf_opts *o, char *buf, size_t n)
 
 static void report_and_free(pcf_results *rs, const pcf_opts *o, int *code)
 {
+    if (rs->nodes > 0) {
+        rs->shapes = 1u << (rs->nodes < 31 ? rs->nodes : 31);
+        for (size_t i = 0; i < rs->n; i++)
+            rs->r[i].nodes = rs->nodes;
+    }
     *code = pcf_report(rs, o, stdout);
     pcf_results_free(rs);
 }
@@ -617,6 +622,24 @@ int pcf_run_job(const pcf_opts *o)
     const char *last_run = "-";
     const char *lost_next = NULL; /* the case the other ranks may have begun then */
     char mine[OBS_LEN];
+    /* The node map: every rank's host, over PMI, before any case (the
+     * placement-aware cases choose their ranks by it). */
+    bool lost = pcf_ctl_nodemap(&c, seq++, hs_ms + CTL_SLACK_MS, err, sizeof err) != 0;
+    char nodes_why[200] = "";
+    if (!lost && c.nnodes < 2)
+        snprintf(nodes_why, sizeof nodes_why,
+                 "needs 2 nodes: every rank of this launch runs on host %.64s", c.host[0]);
+    for (size_t i = 0; i < np && !lost; i++)
+        if (!plan[i].skip && plan[i].e->c->min_nodes > c.nnodes)
+            plan[i].skip = nodes_why;
+    if (!lost && rank0) {
+        pcf_nodes_text(&c, rs.hosts, sizeof rs.hosts);
+        rs.nodes = c.nnodes;
+        if (resf) {
+            pcf_resfile_nodes(resf, rs.nodes, rs.hosts);
+            fflush(resf);
+        }
+    }
     /* Preconditions: rank 0 probes what the planned cases need, and says
      * after "hello" which needs are absent, so no rank runs those cases. */
     pcf_probed probed = { 0 };
@@ -630,8 +653,8 @@ int pcf_run_job(const pcf_opts *o)
     snprintf(mine, sizeof mine, "hello %x %s", probed.absent, tdir ? tdir : "");
     if (tdir)
         snprintf(rs.tracedir, sizeof rs.tracedir, "%s", tdir);
-    bool lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
-                                 sizeof err) != 0;
+    lost = lost || pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
+                                    sizeof err) != 0;
     unsigned absent = probed.absent;
     int hoff = 0;
     if (!lost && !rank0 && sscanf(vals[0], "hello %x %n", &absent, &hoff) == 1 &&
@@ -1015,6 +1038,8 @@ int pcf_run_job(const pcf_opts *o)
     free(plan);
     pws_close(c.s);
     pmc_decoder_free(c.scratch);
+    free(c.node);
+    free(c.host);
     free(c.hs.init_raw);
     free(c.hs.fullinit_raw);
     free(c.hs.maxes_raw);
