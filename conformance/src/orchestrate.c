@@ -1514,6 +1514,9 @@ int pcf_run_orchestrated(const pcf_opts *o)
                 S.rs.r[k].actual = NULL;
                 S.rs.r[k].trace = NULL;
             }
+    sorted.nodes = S.rs.nodes;
+    sorted.shapes = S.rs.shapes;
+    snprintf(sorted.hosts, sizeof sorted.hosts, "%s", S.rs.hosts);
     pcf_results_free(&S.rs);
     sorted.seconds = (double)(pws_now_usec() - t0) / 1e6;
     /* the exit status is decided before the report files record it */
