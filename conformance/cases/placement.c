@@ -234,7 +234,7 @@ static const pcf_case cases[] = {
                "For every pair of ranks, the same node id must go with the same host and "
                "different ids with different hosts; else \"misplaced\", naming the pair and "
                "this rank's clique by the mapping and by its host.",
-      .flags = PCF_V2, .run = run_map_v2,
+      .flags = PCF_V2 | PCF_PLACED, .run = run_map_v2,
       .outcomes = { { "absent", PCF_DEVIATES, "JOBATTR-5", "no PMI_process_mapping" },
                     { "empty", PCF_INFO, "JOBATTR-6", "an empty mapping: nothing to compare" },
                     { "malformed", PCF_FAIL, "JOBATTR-6", "the value does not parse" },
@@ -252,7 +252,7 @@ static const pcf_case cases[] = {
                "For every pair of ranks, the same node id must go with the same host and "
                "different ids with different hosts; else \"misplaced\", naming the pair and "
                "this rank's clique by the mapping and by its host.",
-      .flags = PCF_V1, .run = run_map_v1,
+      .flags = PCF_V1 | PCF_PLACED, .run = run_map_v1,
       .outcomes = { { "absent", PCF_DEVIATES, "KVS-14", "PMI_process_mapping is not in the KVS" },
                     { "empty", PCF_INFO, "JOBATTR-6", "an empty mapping: nothing to compare" },
                     { "malformed", PCF_FAIL, "JOBATTR-6", "the value does not parse" },

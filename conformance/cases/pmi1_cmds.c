@@ -1026,7 +1026,7 @@ static const pcf_case cases[] = {
                "barrier counted the second line (V1CMD-14).\n"
                "Then every rank but the double sender enters the second barrier, which its "
                "extra line completes.",
-      .flags = PCF_V1 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .min_ranks = 3, .run = run_barrier_twice,
+      .flags = PCF_V1 | PCF_DESTRUCTIVE | PCF_COLLECTIVE | PCF_PLACED, .min_ranks = 3, .run = run_barrier_twice,
       .outcomes = { { "refused", PCF_FAIL, NULL, "a barrier failed" } } },
     { .id = "pmi1/barrier/group-world",
       .desc = "1.2: barrier_in group=WORLD:<tag> is answered barrier_out tag=<tag>",
@@ -1036,7 +1036,7 @@ static const pcf_case cases[] = {
     { .id = "pmi1/barrier/group-node",
       .desc = "1.2: barrier_in group=NODE:<tag> is answered barrier_out tag=<tag>",
       .clause = "V1CMD-16", .expected = "cmd=barrier_out tag=<tag> (UNSUPPORTED on a 1.1 server)",
-      .flags = PCF_V1, .run = run_group_node,
+      .flags = PCF_V1 | PCF_PLACED, .run = run_group_node,
       .outcomes = { { "not-1.2", PCF_UNSUPPORTED, NULL, "a PMI-1.1 server" } } },
     { .id = "pmi1/barrier/group-list",
       .desc = "1.2: a barrier of ranks 0 and 1 (group=0,1:<tag>) completes without the others",

@@ -481,7 +481,7 @@ static const pcf_case cases[] = {
                "held) and puts <tag>-nap = from-peer.\n"
                "Rank 0's held get must answer found=TRUE;value=from-peer (else \"not-waited\"); a "
                "refused put on the peer is \"put-refused\" (NODEATTR-1).",
-      .flags = PCF_V2, .min_ranks = 2, .run = run_wait_peer,
+      .flags = PCF_V2 | PCF_PLACED, .min_ranks = 2, .run = run_wait_peer,
       .outcomes = { { "no-peer", PCF_INFO, NULL, "no second rank on rank 0's node" },
                     { "not-waited", PCF_DEVIATES, NULL, "answered before the peer's put" },
                     { "put-refused", PCF_FAIL, "NODEATTR-1", "the peer's put was refused" } } },
@@ -495,7 +495,7 @@ static const pcf_case cases[] = {
                "the KVS make sure it happened before the others look.\n"
                "Every other rank on rank 0's host gets it with wait=FALSE: "
                "found=TRUE;value=rank0 passes, anything else is \"not-found\".",
-      .flags = PCF_V2, .min_ranks = 2, .run = run_same_node,
+      .flags = PCF_V2 | PCF_PLACED, .min_ranks = 2, .run = run_same_node,
       .outcomes = { { "undetermined", PCF_INFO, NULL, "the node layout is unknown" } } },
     { .id = "pmi2/nodeattr/other-node",
       .desc = "an attribute put on one node is not visible on another node",
@@ -520,7 +520,7 @@ static const pcf_case cases[] = {
                "to the number of ranks on this host (the node map; PMI_process_mapping when "
                "there is none) and to "
                "MPI_LOCALNRANKS when that is set (else \"inconsistent\").",
-      .flags = PCF_V2, .run = run_local_count,
+      .flags = PCF_V2 | PCF_PLACED, .run = run_local_count,
       .outcomes = { { "not-provided", PCF_INFO, NULL, "not provided (no implementation predefines it)" } } },
     { .id = "pmi2/nodeattr/local-ranks",
       .desc = "localRanks, when provided, lists this node's ranks ascending",
@@ -530,7 +530,7 @@ static const pcf_case cases[] = {
                "When provided, it must be comma-separated ranks in ascending order that include "
                "the caller (else \"malformed\") and equal the ranks on this host (the node "
                "map; PMI_process_mapping when there is none; else \"inconsistent\").",
-      .flags = PCF_V2, .run = run_local_list,
+      .flags = PCF_V2 | PCF_PLACED, .run = run_local_list,
       .outcomes = { { "not-provided", PCF_INFO, NULL, "not provided (no implementation predefines it)" } } },
     { .id = "pmi2/thrid/held-request",
       .desc = "a held info-getnodeattr keeps its thrid when it is finally answered",

@@ -92,6 +92,11 @@ typedef struct pcf_results {
     int nodes;
     unsigned shapes;
     char hosts[256];
+    int nodes_asked;  /* orchestrated: {nodes} of this run's launches (0: not orchestrated) */
+    /* --nodes 1,2: the placement-dependent cases run again under each
+     * further shape ({nodes} = nodes_asked there); reported beside. */
+    struct pcf_results *alt;
+    size_t nalt;
 } pcf_results;
 
 pcf_result *pcf_results_get(pcf_results *rs, const pcf_entry *e); /* adds when new */
@@ -165,6 +170,8 @@ typedef struct pcf_opts {
     unsigned deadline_ms;   /* orchestrated: the whole run (0: none) */
     int jobs;               /* orchestrated: launches at once (0: from the machine and launcher) */
     int nodes;              /* orchestrated: {nodes} of the template (0: 1) */
+    int shape[8];           /* --nodes 1,2: every shape asked for (shape[0] == nodes) */
+    int nshapes;
     int rerun_deviations;   /* orchestrated with a baseline: runs again of a deviating case */
     bool isolate;           /* orchestrated: every case in a launch of its own */
     bool progress_plain;    /* progress as plain lines (stderr is not a terminal) */
@@ -206,6 +213,8 @@ void pcf_strays_mark(const char *tag);
 int pcf_strays_reap(const char *tag);
 /* Which cases this run may execute, and why not (NULL: runnable). */
 const char *pcf_unrunnable(const pcf_case *c, int pmi, int size);
+/* Can the case's verdict depend on where the ranks run (PCF_PLACED, min_nodes > 1)? */
+bool pcf_placed(const pcf_case *c);
 /* Per-rank trace file of one case run ("DIR/<safe>.r<rank>.trace"). */
 void pcf_safe_name(const char *id, char *out, size_t n);
 

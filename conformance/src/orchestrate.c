@@ -1440,7 +1440,9 @@ static void probe_slots(orch *S, const char *dir, const char *self)
     }
 }
 
-int pcf_run_orchestrated(const pcf_opts *o)
+/* One orchestrated run of the selected cases: their results into *out (the
+ * caller reports them).  0, or PCF_EXIT_USAGE when the run could not start. */
+static int orchestrate(const pcf_opts *o, pcf_results *out)
 {
     size_t nall;
     const pcf_entry *all = pcf_cases(&nall);
@@ -1535,11 +1537,51 @@ int pcf_run_orchestrated(const pcf_opts *o)
     }
     else if (S.harness)
         snprintf(inc, incn, "a launch could not be started");
-    int code = pcf_report(&sorted, o, stdout);
-    pcf_results_free(&sorted);
+    sorted.nodes_asked = o->nodes > 0 ? o->nodes : 1;
+    *out = sorted;
     for (size_t k = 0; k < S.nl; k++)
         free(S.L[k].cases);
     free(S.L);
     remove_run_dir(dir);
+    return 0;
+}
+
+int pcf_run_orchestrated(const pcf_opts *o)
+{
+    pcf_results main_rs = { 0 };
+    int rc = orchestrate(o, &main_rs);
+    if (rc)
+        return rc;
+    /* --nodes 1,2: the placement-dependent cases again, under each further
+     * shape; no report files of their own (the main report holds them) */
+    for (int k = 1; k < o->nshapes && !stop_signal && !main_rs.incomplete[0]; k++) {
+        size_t nall, ng = 0;
+        const pcf_entry *all = pcf_cases(&nall);
+        char **globs = calloc(nall + 1, sizeof *globs);
+        if (!globs)
+            break;
+        for (size_t i = 0; i < nall; i++)
+            if (pcf_placed(all[i].c) && pcf_selected(all[i].c->id, o->globs, o->nglobs))
+                globs[ng++] = (char *)all[i].c->id;
+        pcf_results *na = ng ? realloc(main_rs.alt, (main_rs.nalt + 1) * sizeof *na) : NULL;
+        if (na) {
+            main_rs.alt = na;
+            pcf_opts o2 = *o;
+            o2.nodes = o->shape[k];
+            o2.globs = globs;
+            o2.nglobs = ng;
+            o2.json_dir = o2.html = o2.junit = o2.baseline = o2.write_baseline = NULL;
+            o2.rerun_deviations = 0;
+            o2.deadline_ms = 0; /* the run's own deadline is not restarted */
+            pcf_notice(o, "--nodes %d: the %zu placement-dependent case(s) again", o2.nodes, ng);
+            pcf_results *alt = &main_rs.alt[main_rs.nalt];
+            memset(alt, 0, sizeof *alt);
+            if (orchestrate(&o2, alt) == 0)
+                main_rs.nalt++;
+        }
+        free(globs);
+    }
+    int code = pcf_report(&main_rs, o, stdout);
+    pcf_results_free(&main_rs);
     return code;
 }

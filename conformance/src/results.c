@@ -83,6 +83,11 @@ void pcf_results_free(pcf_results *rs)
     free(rs->r);
     rs->r = NULL;
     rs->n = 0;
+    for (size_t k = 0; k < rs->nalt; k++)
+        pcf_results_free(&rs->alt[k]);
+    free(rs->alt);
+    rs->alt = NULL;
+    rs->nalt = 0;
 }
 
 /* ---------------------------------------------------------------- results file

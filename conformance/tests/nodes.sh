@@ -13,7 +13,10 @@
 #   5. the mapping-mpl mutant (JOBATTR-6) survives one node and is killed on
 #      two (--map cyclic, where the MPL form differs);
 #   6. pmi1/barrier/one-rank-twice FAILs against the hydra-4.0 persona on two
-#      nodes as on one (its double sender and last rank share a host).
+#      nodes as on one (its double sender and last rank share a host);
+#   7. --nodes 1,2 runs the placement-dependent cases under both shapes and
+#      says which verdict is from which (console and JSON); a failure under
+#      the second shape fails the run.
 #
 #   nodes.sh PMI2_CONFORM PMI_MOCKSERVER WORKDIR
 set -u
@@ -27,7 +30,7 @@ verdict() { # file case verdict
 }
 place='pmi2/jobattr/mapping-placement pmi1/kvs/mapping-placement pmi2/fence/cross-node
        pmi1/barrier/cross-node pmi2/nodeattr/per-node pmi2/nodeattr/other-node
-       pmi2/nodeattr/same-node pmi2/nodeattr/local-ranks*'
+       pmi2/nodeattr/same-node pmi2/nodeattr/local-ranks* pmi1/barrier/group-node'
 
 # 1. two nodes, strict
 # shellcheck disable=SC2086
@@ -36,7 +39,8 @@ place='pmi2/jobattr/mapping-placement pmi1/kvs/mapping-placement pmi2/fence/cros
 grep -q '^Nodes: 2 (pmi-mock-node0: 0,1; pmi-mock-node1: 2,3)' "$work/two.out" ||
     bad "two nodes: no two-host node map in $work/two.out"
 for k in pmi2/jobattr/mapping-placement pmi1/kvs/mapping-placement pmi2/fence/cross-node \
-    pmi1/barrier/cross-node pmi2/nodeattr/per-node pmi2/nodeattr/other-node; do
+    pmi1/barrier/cross-node pmi2/nodeattr/per-node pmi2/nodeattr/other-node \
+    pmi1/barrier/group-node; do
     verdict "$work/two.out" "$k" PASS
 done
 grep -q '^  SKIPPED' "$work/two.out" && bad "two nodes: a case SKIPPED"
@@ -95,5 +99,25 @@ for n in 1 2; do
 done
 grep -q 'rank 2.s second barrier_in was counted' "$work/twice2.out" ||
     bad "two nodes: one-rank-twice's double sender is not rank 2 (on rank 3's host)"
+# 7. shapes
+"$conform" server -v --timeout 5 --nodes 1,2 --json "$work/shapes" \
+    --launch "$mock -n {n} --nodes {nodes} --map cyclic --mutant mapping-mpl --timeout 60 --" \
+    'pmi2/jobattr/*' 'pmi2/nodeattr/*' >"$work/shapes.out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || bad "shapes: exit status $rc, not 1 (mapping-mpl fails under --nodes 2)"
+grep -q '^Shape --nodes 2 (pmi-mock-node0: 0,2; pmi-mock-node1: 1,3): the placement-dependent cases' \
+    "$work/shapes.out" || bad "shapes: no --nodes 2 section"
+grep -q '^  FAIL        pmi2/jobattr/mapping-placement  \[--nodes 1: PASS\]' "$work/shapes.out" ||
+    bad "shapes: mapping-placement is not FAIL under 2 and PASS under 1"
+grep -q '^  PASS        pmi2/nodeattr/other-node  \[--nodes 1: SKIPPED\]' "$work/shapes.out" ||
+    bad "shapes: other-node is not PASS under 2 and SKIPPED under 1"
+grep -q '^  PASS        pmi2/jobattr/mapping-placement ' "$work/shapes.out" ||
+    bad "shapes: mapping-placement does not PASS under --nodes 1"
+grep -q 'universe-size' "$work/shapes.out" && sed -n '/^Shape/,$p' "$work/shapes.out" |
+    grep -q universe-size && bad "shapes: a case that does not depend on placement ran again"
+grep -q '"shapes": \[' "$work/shapes/index.json" &&
+    grep -q '{ "nodes_asked": 2, "nodes": 2, ' "$work/shapes/index.json" &&
+    grep -q '"nodes_asked": 1' "$work/shapes/index.json" ||
+    bad "shapes: the JSON report does not give both shapes"
 [ $fail -eq 0 ] && echo "nodes.sh: ok"
 exit $fail
