@@ -844,11 +844,22 @@ static void pmi_skip(orch *S, const pcf_entry *e, const char *why)
     pcf_result_skip(pcf_results_get(&S->rs, e), text);
 }
 
+/* The fewest ranks of a launch of destructive cases: rank 0 and a victim;
+ * on several nodes two ranks a node, so that the victim has a rank beside
+ * it whichever way the launcher places them (block or cyclic), which asks
+ * its own connection after the case: a server that stops serving the
+ * victim's node (a proxy) is seen as on one node (ERR-1, ERR-2, CONN-3). */
+static int victim_np(const pcf_opts *o)
+{
+    return o->nodes > 1 ? 2 * o->nodes : 2;
+}
+
 /* A launch of destructive case e alone: rank 0 and its victim (or as many
  * ranks as the case needs). */
 static launch one_case_launch(const pcf_opts *o, int pmi, const pcf_entry *e)
 {
-    launch one = { .pmi = pmi, .np = e->c->min_ranks > 2 ? e->c->min_ranks : 2, .n = 1 };
+    int least = victim_np(o);
+    launch one = { .pmi = pmi, .np = e->c->min_ranks > least ? e->c->min_ranks : least, .n = 1 };
     one.cases = calloc(1, sizeof *one.cases);
     if (!one.cases) {
         pcf_notice(o, "out of memory");
@@ -965,7 +976,7 @@ static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
         } else {
             g = &S->L[S->nl++];
             g->pmi = pmi;
-            g->np = (c->flags & PCF_COLLECTIVE) ? np : 2;
+            g->np = (c->flags & PCF_COLLECTIVE) ? np : victim_np(o);
             g->cases = calloc(c->flags & PCF_COLLECTIVE ? 1 : VICTIMS_PER_LAUNCH, sizeof *g->cases);
             if (!g->cases) {
                 pcf_notice(o, "out of memory");
@@ -1349,7 +1360,8 @@ static void run_plan(orch *S, const char *dir, const char *self)
                     cur = &S->L[k]; /* the plan may have moved */
                 }
                 cur->n = 1;
-                cur->np = cur->cases[0]->c->min_ranks > 2 ? cur->cases[0]->c->min_ranks : 2;
+                int least = victim_np(o);
+                cur->np = cur->cases[0]->c->min_ranks > least ? cur->cases[0]->c->min_ranks : least;
             }
             unsigned per = o->timeout_ms + 5000;
             cur->budget_ms = 60000 + (unsigned)cur->n * per * (unsigned)(o->repeat > 1 ? o->repeat : 1);

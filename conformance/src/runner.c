@@ -399,6 +399,34 @@ static void side_say(int fd, const char *s)
     }
 }
 
+/* A rank's answer to "ask": whether the server still serves its own
+ * connection ("served", or "lost <why>"). */
+static void side_answer(pcf_ctx *c, int fd, unsigned ms)
+{
+    char say[160];
+    pws_result r = pcf_ask_served(c, ms);
+    if (r == PWS_MSG)
+        snprintf(say, sizeof say, "served\n");
+    else if (r == PWS_EOF)
+        snprintf(say, sizeof say, "lost the server closed its connection\n");
+    else if (r == PWS_TIMEOUT)
+        snprintf(say, sizeof say, "lost no answer to %s within %u ms\n",
+                 c->pmi == 1 ? "get_maxes" : "job-getid", ms);
+    else
+        snprintf(say, sizeof say, "lost an answer it could not decode\n");
+    side_say(fd, say);
+    discard_transcript(c);
+}
+
+/* Has the rank at the other end of a side channel gone (end of stream, or
+ * reset)?  Looked at now, without waiting; what it sent stays unread. */
+static bool side_gone(int fd)
+{
+    char b;
+    ssize_t k = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 static int side_connect(const char *addr, unsigned timeout_ms)
 {
     /* The side channel is not PMI: reuse the session's connect for its
@@ -722,7 +750,9 @@ int pcf_run_job(const pcf_opts *o)
     for (size_t i = 0; i < np; i++)
         nd += plan[i].destructive && !plan[i].skip;
     int sfd = -1;
-    int *vfd = NULL; /* rank 0: side channels to the victims, by rank */
+    int *vfd = NULL; /* rank 0: side channels to the victims (and watchers), by rank */
+    bool *gone_before = NULL; /* rank 0: ranks whose side channel closed before a case */
+    bool *ran = NULL;         /* rank 0: ranks that ran their destructive case */
     char saddr[256] = "";
     if (!lost && nd && c.size > 1) {
         /* rank 0's word: side-channel address and the plan index per victim */
@@ -761,16 +791,29 @@ int pcf_run_job(const pcf_opts *o)
                         pick = x;
                     p = end;
                 }
-                if (pick >= 0 && (size_t)pick < np) {
-                    int fd = side_connect(addr, 10000);
-                    if (fd >= 0) {
-                        char line[64];
-                        snprintf(line, sizeof line, "ready %d\n", c.rank);
-                        side_say(fd, line);
-                        uint64_t wait = pws_deadline_ms(
-                            (unsigned)(nd * (o->timeout_ms + 20000u) + 60000u));
-                        if (side_line(fd, line, sizeof line, wait) == 1 &&
-                            strcmp(line, "go") == 0) {
+                /* every rank connects: a victim runs its case on "go"; the
+                 * others watch, so that rank 0 sees any rank the server
+                 * ends during a case (on several nodes a server may end
+                 * the victim's node, not the job: ERR-1) */
+                bool victim = pick >= 0 && (size_t)pick < np;
+                int fd = side_connect(addr, 10000);
+                if (fd >= 0) {
+                    char line[64];
+                    snprintf(line, sizeof line, "%s %d\n", victim ? "ready" : "watch", c.rank);
+                    side_say(fd, line);
+                    uint64_t wait = pws_deadline_ms(
+                        (unsigned)(nd * (o->timeout_ms + 20000u) + 60000u));
+                    int sl;
+                    /* "ask": is this rank's own connection still served
+                     * after another rank's case (ERR-2, CONN-3)? */
+                    unsigned ask_ms;
+                    while ((sl = side_line(fd, line, sizeof line, wait)) == 1 &&
+                           sscanf(line, "ask %u", &ask_ms) == 1)
+                        side_answer(&c, fd, ask_ms < 60000 ? ask_ms : 60000);
+                    if (!victim) {
+                        ; /* "bye" or EOF */
+                    } else {
+                        if (sl == 1 && strcmp(line, "go") == 0) {
                             uint64_t us;
                             run_case_local(&c, plan[pick].e, (int)pick, 0, tdir, &us);
                             obs_text(&c, mine, sizeof mine);
@@ -782,8 +825,8 @@ int pcf_run_job(const pcf_opts *o)
                             side_say(fd, hex);
                             side_line(fd, line, sizeof line, wait); /* "bye" or EOF */
                         }
-                        close(fd);
                     }
+                    close(fd);
                 }
             }
         } else if (sfd >= 0) {
@@ -792,10 +835,16 @@ int pcf_run_job(const pcf_opts *o)
             for (size_t i = 0; i < np; i++)
                 nv += plan[i].destructive && !plan[i].skip && nv + 1 < c.size;
             vfd = calloc((size_t)c.size, sizeof *vfd);
+            gone_before = calloc((size_t)c.size, sizeof *gone_before);
+            ran = calloc((size_t)c.size, sizeof *ran);
+            if (!gone_before || !ran) {
+                free(vfd);
+                vfd = NULL;
+            }
             for (int r = 0; r < c.size && vfd; r++)
                 vfd[r] = -1;
             uint64_t acc_dl = pws_deadline_ms(20000);
-            for (int got = 0; got < nv && pws_now_usec() < acc_dl;) {
+            for (int got = 0; got < c.size - 1 && pws_now_usec() < acc_dl;) {
                 struct pollfd p = { .fd = sfd, .events = POLLIN };
                 if (poll(&p, 1, 200) <= 0)
                     continue;
@@ -805,8 +854,8 @@ int pcf_run_job(const pcf_opts *o)
                 char line[64];
                 int who = -1;
                 if (side_line(fd, line, sizeof line, pws_deadline_ms(5000)) == 1 &&
-                    sscanf(line, "ready %d", &who) == 1 && who > 0 && who < c.size &&
-                    vfd[who] < 0) {
+                    (sscanf(line, "ready %d", &who) == 1 || sscanf(line, "watch %d", &who) == 1) &&
+                    who > 0 && who < c.size && vfd[who] < 0) {
                     vfd[who] = fd;
                     got++;
                 } else {
@@ -871,6 +920,9 @@ int pcf_run_job(const pcf_opts *o)
                     }
                 }
                 unsigned tmo = e->c->timeout_ms ? e->c->timeout_ms : o->timeout_ms;
+                for (int r = 1; r < c.size; r++) /* ranks already gone are not this case's */
+                    if (vfd[r] >= 0 && side_gone(vfd[r]))
+                        gone_before[r] = true;
                 side_say(fd, "go\n");
                 char line[2 * OBS_LEN + 64];
                 int got = side_line(fd, line, sizeof line, pws_deadline_ms(tmo + 10000));
@@ -897,6 +949,22 @@ int pcf_run_job(const pcf_opts *o)
                                 v - 1);
                     obs_text(&c, obs, sizeof obs);
                 }
+                /* ERR-1 on several nodes: a server may end every rank of the
+                 * victim's node (Hydra's proxy does) and leave the job, rank
+                 * 0 with it, alive: the other ranks' side connections say
+                 * which ranks lived through the case.  After the victim died
+                 * they get a moment to go too (only a failing server waits). */
+                int ended = -1;
+                uint64_t gdl = got == 0 ? pws_deadline_ms(JOB_END_MS) : 0;
+                do {
+                    for (int r = 1; r < c.size && ended < 0; r++)
+                        if (r != v - 1 && vfd[r] >= 0 && !gone_before[r] && side_gone(vfd[r]))
+                            ended = r;
+                    if (ended < 0 && pws_now_usec() < gdl) {
+                        struct timespec ts = { 0, 50 * 1000000L };
+                        nanosleep(&ts, NULL);
+                    }
+                } while (ended < 0 && pws_now_usec() < gdl);
                 /* ERR-2: the other connections must still be served */
                 /* as long as a case may wait for an answer, at most 5 s */
                 pcf_ctx_begin_case(&c, e->c, "d", tmo < 5000 ? tmo : 5000);
@@ -909,11 +977,41 @@ int pcf_run_job(const pcf_opts *o)
                     pmc_enc_begin(&q, PMC_WIRE_V2, "job-getid");
                     pcf_call(&c, &q, "job-getid-response", &m);
                 }
+                /* ERR-2 and CONN-3 on several nodes: a server may stop
+                 * serving the ranks beside the victim (a proxy that crashed
+                 * or stalls), not rank 0's: each other rank that has not
+                 * run a case of its own asks its own connection */
+                int stalled = -1;
+                char stalled_why[200] = "";
+                for (int r = 1; r < c.size && !c.observed && ended < 0 && stalled < 0; r++) {
+                    if (r == v - 1 || vfd[r] < 0 || gone_before[r] || ran[r])
+                        continue;
+                    /* as long as a case may wait for an answer, at most 5 s */
+                    char ans[200];
+                    unsigned ask_ms = tmo < 5000 ? tmo : 5000;
+                    snprintf(ans, sizeof ans, "ask %u\n", ask_ms);
+                    side_say(vfd[r], ans);
+                    int g = side_line(vfd[r], ans, sizeof ans, pws_deadline_ms(ask_ms + 3000));
+                    if (g == 1 && strcmp(ans, "served") == 0)
+                        continue;
+                    if (g == 0) {
+                        ended = r;
+                        break;
+                    }
+                    stalled = r;
+                    snprintf(stalled_why, sizeof stalled_why, "%s",
+                             g == 1 && strncmp(ans, "lost ", 5) == 0 ? ans + 5
+                                                                     : "it did not answer rank 0");
+                }
+                ran[v - 1] = true;
                 /* per-rank slots so the report names the victim's rank */
                 int victim = v - 1;
-                char none[2] = "-", o2[OBS_LEN];
-                char **slots = calloc((size_t)victim + 1, sizeof *slots);
-                for (int r = 0; slots && r <= victim; r++)
+                int nslots = (ended > victim ? ended : victim) + 1;
+                if (stalled >= nslots)
+                    nslots = stalled + 1;
+                char none[2] = "-", o2[OBS_LEN], o3[OBS_LEN];
+                char **slots = calloc((size_t)nslots, sizeof *slots);
+                for (int r = 0; slots && r < nslots; r++)
                     slots[r] = none;
                 if (c.observed && strcmp(c.obs.outcome, "closed") == 0) {
                     /* a server that ends the job closes this connection
@@ -935,9 +1033,47 @@ int pcf_run_job(const pcf_opts *o)
                     if (slots)
                         slots[0] = o2;
                 }
+                if (ended > 0) {
+                    /* graded as the job ending (the case's own table: ERR-1
+                     * for most); the rest of the launch's cases go on in a
+                     * new launch, as after a lost channel */
+                    pcf_ctx_begin_case(&c, e->c, "d", 1000);
+                    pcf_observe(&c, "job-killed",
+                                "rank %d (host %s) was ended while rank %d (host %s) ran the "
+                                "case: the server ended a process other than the sender",
+                                ended, pcf_host_of(&c, ended), victim, pcf_host_of(&c, victim));
+                    obs_text(&c, o3, sizeof o3);
+                    if (slots)
+                        slots[ended] = o3;
+                    if (!lost) {
+                        lost = true;
+                        lost_after = e->c->id;
+                        snprintf(err, sizeof err, "rank %d was ended during %s", ended,
+                                 e->c->id);
+                    }
+                }
+                if (stalled > 0) {
+                    char o4[OBS_LEN];
+                    pcf_ctx_begin_case(&c, e->c, "d", 1000);
+                    pcf_observe(&c, "others-affected",
+                                "after the case, rank %d's own connection (host %s; the victim, "
+                                "rank %d, on %s) failed: %s", stalled, pcf_host_of(&c, stalled),
+                                victim, pcf_host_of(&c, victim), stalled_why);
+                    obs_text(&c, o4, sizeof o4);
+                    if (slots)
+                        slots[stalled] = strdup(o4);
+                    if (!lost) {
+                        lost = true;
+                        lost_after = e->c->id;
+                        snprintf(err, sizeof err, "rank %d's own connection failed during %s",
+                                 stalled, e->c->id);
+                    }
+                }
                 if (slots) {
                     slots[victim] = obs;
-                    aggregate(&rs, e, slots, victim + 1, us, resf, 0);
+                    aggregate(&rs, e, slots, nslots, us, resf, 0);
+                    if (stalled > 0 && slots[stalled] != none)
+                        free(slots[stalled]);
                     free(slots);
                 } else {
                     aggregate(&rs, e, one, 1, us, resf, 0);
@@ -1032,6 +1168,8 @@ int pcf_run_job(const pcf_opts *o)
             }
         free(vfd);
     }
+    free(gone_before);
+    free(ran);
     for (int r = 0; r < c.size; r++)
         free(vals[r]);
     free(vals);
