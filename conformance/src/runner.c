@@ -650,24 +650,6 @@ int pcf_run_job(const pcf_opts *o)
     const char *last_run = "-";
     const char *lost_next = NULL; /* the case the other ranks may have begun then */
     char mine[OBS_LEN];
-    /* The node map: every rank's host, over PMI, before any case (the
-     * placement-aware cases choose their ranks by it). */
-    bool lost = pcf_ctl_nodemap(&c, seq++, hs_ms + CTL_SLACK_MS, err, sizeof err) != 0;
-    char nodes_why[200] = "";
-    if (!lost && c.nnodes < 2)
-        snprintf(nodes_why, sizeof nodes_why,
-                 "needs 2 nodes: every rank of this launch runs on host %.64s", c.host[0]);
-    for (size_t i = 0; i < np && !lost; i++)
-        if (!plan[i].skip && plan[i].e->c->min_nodes > c.nnodes)
-            plan[i].skip = nodes_why;
-    if (!lost && rank0) {
-        pcf_nodes_text(&c, rs.hosts, sizeof rs.hosts);
-        rs.nodes = c.nnodes;
-        if (resf) {
-            pcf_resfile_nodes(resf, rs.nodes, rs.hosts);
-            fflush(resf);
-        }
-    }
     /* Preconditions: rank 0 probes what the planned cases need, and says
      * after "hello" which needs are absent, so no rank runs those cases. */
     pcf_probed probed = { 0 };
@@ -678,17 +660,70 @@ int pcf_run_job(const pcf_opts *o)
                 needs |= plan[i].e->c->needs;
         pcf_probe(&c, needs & ~PCF_NEED_ACCEPTED, o->timeout_ms, &probed);
     }
-    snprintf(mine, sizeof mine, "hello %x %s", probed.absent, tdir ? tdir : "");
+    /* "hello": rank 0 hands out the absent needs and the trace directory;
+     * every rank says its host (the node map: its own word on where it
+     * runs, never the server's), which rank 0 gathers ... */
+    char host[64];
+    pcf_host_name(host, sizeof host);
+    for (char *h = host; *h; h++)
+        if (*h == ' ' || *h == ',' || (unsigned char)*h < 0x21)
+            *h = '_';
+    snprintf(mine, sizeof mine, "hello %x %s %s", probed.absent, host, tdir ? tdir : "");
     if (tdir)
         snprintf(rs.tracedir, sizeof rs.tracedir, "%s", tdir);
-    lost = lost || pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
-                                    sizeof err) != 0;
+    bool lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
+                                 sizeof err) != 0;
     unsigned absent = probed.absent;
     int hoff = 0;
-    if (!lost && !rank0 && sscanf(vals[0], "hello %x %n", &absent, &hoff) == 1 &&
+    if (!lost && !rank0 && sscanf(vals[0], "hello %x %*s %n", &absent, &hoff) == 1 &&
         vals[0][hoff]) {
         snprintf(tbuf, sizeof tbuf, "%s", vals[0] + hoff);
         tdir = tbuf;
+    }
+    /* ... and hands out as a map in the next word (the other ranks read only
+     * rank 0's words: the exchange every server already serves) */
+    if (!lost) {
+        if (rank0) {
+            char **hosts = calloc((size_t)c.size, sizeof *hosts);
+            for (int r = 0; hosts && r < c.size; r++) {
+                static char none[] = "?";
+                char *w = vals[r], *sp = strchr(w, ' ');
+                sp = sp ? strchr(sp + 1, ' ') : NULL; /* after "hello <x> " */
+                if (sp) {
+                    sp++;
+                    sp[strcspn(sp, " ")] = 0;
+                }
+                hosts[r] = sp && *sp ? sp : none;
+            }
+            if (hosts)
+                pcf_nodemap_from_hosts(&c, hosts);
+            free(hosts);
+            pcf_nodemap_encode(&c, mine, sizeof mine);
+        } else {
+            snprintf(mine, sizeof mine, "-");
+        }
+        lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
+                                sizeof err) != 0;
+        if (!lost && !rank0)
+            pcf_nodemap_decode(&c, vals[0]);
+    }
+    char nodes_why[200] = "";
+    if (!lost && pcf_nodes(&c) == 1)
+        snprintf(nodes_why, sizeof nodes_why,
+                 "needs 2 nodes: every rank of this launch runs on host %.64s", c.host[0]);
+    else if (!lost && pcf_nodes(&c) == 0)
+        snprintf(nodes_why, sizeof nodes_why,
+                 "needs 2 nodes: no node map (it does not fit rank 0's control word)");
+    for (size_t i = 0; i < np && !lost; i++)
+        if (!plan[i].skip && plan[i].e->c->min_nodes > pcf_nodes(&c))
+            plan[i].skip = nodes_why;
+    if (!lost && rank0 && pcf_nodes(&c) > 0) {
+        pcf_nodes_text(&c, rs.hosts, sizeof rs.hosts);
+        rs.nodes = c.nnodes;
+        if (resf) {
+            pcf_resfile_nodes(resf, rs.nodes, rs.hosts);
+            fflush(resf);
+        }
     }
     if (!lost)
         write_startup(&c, tdir);
