@@ -1,6 +1,6 @@
 /* Placement: the server's view of where the ranks run, checked against the
  * node map the harness learned at start-up from the ranks themselves (each
- * put its host name over PMI: pcf_nodes, pcf_node_of), never from the server.
+ * said its host name over PMI: pcf_nodes, pcf_node_of), never from the server.
  *   - PMI_process_mapping (PMI-2 job attribute, and the KVS form PMI-1
  *     clients read with get) groups the ranks as their hosts do (JOBATTR-12);
  *     the clique a client derives from it (JOBATTR-11) is its host's ranks.
@@ -225,7 +225,7 @@ static const pcf_case cases[] = {
       .desc = "PMI_process_mapping groups the ranks as their hosts do",
       .clause = "JOBATTR-12",
       .expected = "two ranks share a node id in the mapping exactly when they share a host",
-      .steps = "At start-up every rank put its host name and read every other's (the node map).\n"
+      .steps = "At start-up every rank said its host name over PMI and rank 0 handed out the node map.\n"
                "Every rank sends info-getjobattr for PMI_process_mapping; not found is "
                "\"absent\" (JOBATTR-5: NON-STRICT), an empty value \"empty\" (INFO: allowed when "
                "the mapping does not fit).\n"
@@ -243,7 +243,7 @@ static const pcf_case cases[] = {
       .desc = "PMI_process_mapping read with get groups the ranks as their hosts do (the PMI-1 clique)",
       .clause = "JOBATTR-12",
       .expected = "the mapping in the KVS gives each rank its host's ranks as its clique",
-      .steps = "At start-up every rank put its host name and read every other's (the node map).\n"
+      .steps = "At start-up every rank said its host name over PMI and rank 0 handed out the node map.\n"
                "Every rank sends get kvsname=<its kvsname> key=PMI_process_mapping, as MPICH's "
                "PMI-1 client does to learn its clique; not found is \"absent\" (KVS-14: "
                "NON-STRICT), an empty value \"empty\" (INFO).\n"

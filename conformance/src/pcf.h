@@ -132,8 +132,9 @@ const char *pcf_kvsname(const pcf_ctx *c);  /* PMI-1 get_my_kvsname at start-up 
 const char *pcf_tag(const pcf_ctx *c);
 uint64_t pcf_deadline(const pcf_ctx *c); /* absolute, pws_now_usec clock */
 /* The node map the harness learned at start-up, not from the server: each
- * rank put its host name (PMI2_CONFORM_HOST, else uname's node name) and
- * read every other's (conformance/README.md, "Nodes").  Nodes are numbered
+ * rank said its host name (PMI2_CONFORM_HOST, else uname's node name) in
+ * its hello word, rank 0 handed out the map (conformance/README.md, "The
+ * node map and placement").  Nodes are numbered
  * from 0 in the order of their first rank, so rank 0 is on node 0.
  * pcf_nodes: the number of distinct hosts, 0 when the map is unknown (client
  * mode); pcf_node_of: -1 then.  Cases whose verdict depends on placement
