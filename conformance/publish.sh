@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate the published conformance reports in results/: pmi2-conform
-# against Debian's mpiexec.hydra (PMI-2 and PMI-1), Slurm 22.05's srun, every pmi-mockserver
+# against Debian's mpiexec.hydra (PMI-2 and PMI-1), Slurm 22.05's srun (both also
+# over two nodes of scripts/cluster.sh: hydra-4.0.2-2nodes, slurm-22.05-2nodes), every pmi-mockserver
 # persona, the project's own client library, Debian's libmpich and Slurm's
 # libpmi2 (client mode).  Each target gets results/<target>/report.html (one
 # self-contained page, every case's transcript included), console.txt (the
@@ -100,6 +101,33 @@ elif command -v srun >/dev/null && [ "$(id -u)" -eq 0 ]; then
     rm -rf "$cluster"
 else
     echo "publish: srun not found (or not root); slurm-22.05 is not regenerated" >&2
+fi
+# Two nodes on one machine (scripts/cluster.sh up 2: each node a UTS + mount
+# namespace of its own, its own hostname and /tmp, loopback only): Hydra's ssh
+# launcher through scripts/cluster-exec.sh (-hosts node0,node1: its default
+# placement, ranks dealt round the nodes) and Slurm's srun -N 2 (one
+# slurmstepd per node; its default block placement), every case, --nodes 2
+# (a destructive case's launch gets two ranks a node).
+if want hydra-4.0.2-2nodes || want slurm-22.05-2nodes; then
+    if command -v srun >/dev/null && command -v mpiexec.hydra >/dev/null && [ "$(id -u)" -eq 0 ]; then
+        cl=$(mktemp -d /tmp/pcf-publish-2nodes-XXXXXX)
+        chmod 755 "$cl"
+        if scripts/cluster.sh up 2 "$cl" >/dev/null 2>&1; then
+            PCF_CLUSTER=$cl server hydra-4.0.2-2nodes \
+                "mpiexec.hydra -launcher ssh -launcher-exec $PWD/scripts/cluster-exec.sh -hosts node0,node1 -n {n}" \
+                --nodes 2 --timeout 2
+            SLURM_CONF=$cl/slurm.conf SLURM_OVERCOMMIT=1 PCF_CLUSTER=$cl \
+                server slurm-22.05-2nodes "srun -N {nodes} --mpi=pmi2 -n {n}" --nodes 2 --timeout 2 \
+                --recover "'$PWD/scripts/cluster.sh' reset '$cl' >/dev/null 2>&1"
+        else
+            echo "publish: the two-node cluster did not start; the -2nodes reports not regenerated" >&2
+            status=1
+        fi
+        scripts/cluster.sh down "$cl" >/dev/null 2>&1
+        rm -rf "$cl"
+    else
+        echo "publish: srun or mpiexec.hydra not found (or not root); the -2nodes reports not regenerated" >&2
+    fi
 fi
 for p in strict hydra-4.0 hydra-4.1 slurm pmi1 no-nameserv; do
     t=5

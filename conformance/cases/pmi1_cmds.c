@@ -305,19 +305,74 @@ static int barrier_in(pcf_ctx *c, int times)
     return rc;
 }
 
-/* V1CMD-14 counts processes, not barrier_in lines.  Rank 1 sends two
- * barrier_in lines without waiting for barrier_out (its second is for the
- * next barrier), rank 0
- * enters at once, rank r >= 2 puts a key and enters later (the last rank
- * last).  A server that counts lines completes the first barrier before
- * the last rank has come: after barrier_out the last rank's key is
- * missing, and ranks that had not entered get a barrier_out (Hydra 4.0
- * and Slurm send it to every process).  Then every rank but 1 enters the
- * second barrier, in which rank 1's extra line already waits; a server that
- * counts lines is then even again, so the launch ends cleanly. */
+/* V1CMD-14 counts processes, not barrier_in lines.  The double sender sends
+ * two barrier_in lines without waiting for barrier_out (its second is for
+ * the next barrier), rank 0 enters at once, the late ranks put a key and
+ * enter later (the last one last).  A server that counts lines completes the
+ * first barrier before the last rank has come: after barrier_out the last
+ * rank's key is missing, and ranks that had not entered get a barrier_out
+ * (Hydra 4.0 and Slurm send it to every process).  Then every rank but the
+ * double sender enters the second barrier, in which its extra line already
+ * waits; a server that counts lines is then even again, so the launch ends
+ * cleanly.
+ *
+ * Placement: a server that counts per node (Hydra counts barrier_in lines in
+ * each proxy, then one line per proxy upstream) shows the defect only when
+ * the double sender and the last rank share a node; on another node the
+ * last rank's proxy holds the barrier until it comes.  So the roles are
+ * chosen by the node map: the double sender and the last rank are two ranks
+ * other than 0 on one host (rank 1 and the last rank when every rank is on
+ * one host). */
+static int twice_roles(pcf_ctx *c, int *byrole)
+{
+    int n = pcf_size(c), dbl = 1, last = n - 1;
+    if (pcf_nodes(c) > 1) {
+        dbl = last = -1;
+        /* the host with the most ranks other than 0 */
+        int best = -1, bestn = 1;
+        for (int k = 0; k < pcf_nodes(c); k++) {
+            int cnt = 0;
+            for (int q = 1; q < n; q++)
+                cnt += pcf_node_of(c, q) == k;
+            if (cnt > bestn) {
+                best = k;
+                bestn = cnt;
+            }
+        }
+        for (int q = 1; q < n && best >= 0; q++)
+            if (pcf_node_of(c, q) == best) {
+                if (dbl < 0)
+                    dbl = q;
+                last = q;
+            }
+        if (best < 0) { /* no host has two ranks besides 0: nothing to count per node */
+            dbl = 1;
+            last = n - 1;
+        }
+    }
+    byrole[0] = 0;
+    byrole[1] = dbl;
+    byrole[n - 1] = last;
+    int v = 2;
+    for (int q = 1; q < n; q++)
+        if (q != dbl && q != last)
+            byrole[v++] = q;
+    return pcf_nodes(c) > 1 && pcf_node_of(c, dbl) != pcf_node_of(c, last) ? -1 : 0;
+}
+
 static void run_barrier_twice(pcf_ctx *c)
 {
-    int r = pcf_rank(c), n = pcf_size(c), last = n - 1, early = 0;
+    int n = pcf_size(c), early = 0, me = pcf_rank(c);
+    int *byrole = calloc((size_t)n, sizeof *byrole);
+    if (!byrole) {
+        pcf_observe(c, "harness-error", "out of memory");
+        return;
+    }
+    bool apart = twice_roles(c, byrole) != 0;
+    int r = 0; /* this rank's role */
+    while (byrole[r] != me)
+        r++;
+    int last = n - 1, dbl = byrole[1];
     unsigned step = 1600u / (unsigned)(n - 2);
     char key[64], got[64];
     pmc_msg m;
@@ -325,7 +380,7 @@ static void run_barrier_twice(pcf_ctx *c)
         goto out;
     if (r >= 2) {
         pcf_pause_ms(c, (step > 400 ? 400 : step) * (unsigned)(r - 1));
-        snprintf(key, sizeof key, "%s-twice-r%d", pcf_tag(c), r);
+        snprintf(key, sizeof key, "%s-twice-r%d", pcf_tag(c), me);
         pmc_enc e;
         long long rc = 0;
         pmc_enc_begin(&e, PMC_WIRE_V1, "put");
@@ -339,31 +394,41 @@ static void run_barrier_twice(pcf_ctx *c)
             goto out;
         }
     }
-    /* rank 1's two lines in two writes, the second once the server has read
-     * the first: a server that reads one line per read() (Slurm) sees both */
+    /* the double sender's two lines in two writes, the second once the
+     * server has read the first: a server that reads one line per read()
+     * (Slurm) sees both */
     if (barrier_in(c, 1) != 0 ||
         (r == 1 && (pcf_wait_consumed(c, 1000), barrier_in(c, 1) != 0)) ||
         barrier_out(c, &early) != 0)
         goto out;
     /* the key of the last rank (the last rank looks for the one before);
-     * not rank 1, whose second barrier_out may come at any time now */
+     * not the double sender, whose second barrier_out may come at any time */
     int want = r == last ? last - 1 : last;
     bool found = false;
     if (want >= 2 && r != 1) {
-        snprintf(key, sizeof key, "%s-twice-r%d", pcf_tag(c), want);
+        snprintf(key, sizeof key, "%s-twice-r%d", pcf_tag(c), byrole[want]);
         if (pcf_kvs_get(c, key, &found, got, sizeof got, NULL))
             goto out;
         if (!found || strcmp(got, "late") != 0)
             pcf_observe(c, "early", "barrier_out came before rank %d entered (its key %s is "
-                                    "not there): rank 1's second barrier_in was counted",
-                        want, key);
+                                    "not there): rank %d's second barrier_in was counted",
+                        byrole[want], key, dbl);
     }
     if (r == 1 ? barrier_out(c, &early) != 0 : (barrier_in(c, 1) != 0 || barrier_out(c, &early) != 0))
         goto out;
-    if (!pcf_observed(c))
-        pcf_observe(c, "ok", "the first barrier waited for rank %d; rank 1's second barrier_in "
-                             "waited for the second", last);
+    if (!pcf_observed(c)) {
+        if (pcf_nodes(c) > 1)
+            pcf_observe(c, "ok", "the first barrier waited for rank %d; rank %d's second "
+                                 "barrier_in waited for the second (both on %s%s)",
+                        byrole[last], dbl, pcf_host_of(c, dbl),
+                        apart ? "; no host has two ranks besides 0, so a count per node "
+                                "cannot show" : "");
+        else
+            pcf_observe(c, "ok", "the first barrier waited for rank %d; rank %d's second "
+                                 "barrier_in waited for the second", byrole[last], dbl);
+    }
 out:
+    free(byrole);
     pcfd_collective_end(c);
 }
 
@@ -943,12 +1008,25 @@ static const pcf_case cases[] = {
       .flags = PCF_V1, .run = run_barrier_rc,
       .outcomes = { { "refused", PCF_FAIL, "V1CMD-14", "the barrier failed" } } },
     { .id = "pmi1/barrier/one-rank-twice",
-      .desc = "rank 1 sends two barrier_in lines in a row: the barrier still waits for every "
-              "rank (the last comes late)",
+      .desc = "one rank sends two barrier_in lines in a row: the barrier still waits for every "
+              "rank (the last comes late; both on one host)",
       .clause = "V1CMD-14",
-      .expected = "after the first barrier_out the last rank's key is there; rank 1's second "
-                  "line is answered by the next barrier",
-      .flags = PCF_V1 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .min_ranks = 3, .run = run_barrier_twice,
+      .expected = "after the first barrier_out the last rank's key is there; the double "
+                  "sender's second line is answered by the next barrier",
+      .steps = "The roles are chosen by the node map: the double sender and the last rank are "
+               "two ranks other than 0 on one host (a server that counts barrier_in lines per "
+               "node, as Hydra's proxies do, shows the defect only then); on one host, rank 1 "
+               "and the last rank.\n"
+               "Every rank fences; rank 0 enters the barrier at once; the double sender sends "
+               "barrier_in, waits until the server has read it, and sends a second; the other "
+               "ranks put <tag>-twice-r<rank> = late and enter later, one after another, the "
+               "last rank last.\n"
+               "After barrier_out each rank but the double sender gets the last rank's key "
+               "(the last rank the key of the one before): missing is \"early\", the "
+               "barrier counted the second line (V1CMD-14).\n"
+               "Then every rank but the double sender enters the second barrier, which its "
+               "extra line completes.",
+      .flags = PCF_V1 | PCF_DESTRUCTIVE | PCF_COLLECTIVE | PCF_PLACED, .min_ranks = 3, .run = run_barrier_twice,
       .outcomes = { { "refused", PCF_FAIL, NULL, "a barrier failed" } } },
     { .id = "pmi1/barrier/group-world",
       .desc = "1.2: barrier_in group=WORLD:<tag> is answered barrier_out tag=<tag>",
@@ -958,7 +1036,7 @@ static const pcf_case cases[] = {
     { .id = "pmi1/barrier/group-node",
       .desc = "1.2: barrier_in group=NODE:<tag> is answered barrier_out tag=<tag>",
       .clause = "V1CMD-16", .expected = "cmd=barrier_out tag=<tag> (UNSUPPORTED on a 1.1 server)",
-      .flags = PCF_V1, .run = run_group_node,
+      .flags = PCF_V1 | PCF_PLACED, .run = run_group_node,
       .outcomes = { { "not-1.2", PCF_UNSUPPORTED, NULL, "a PMI-1.1 server" } } },
     { .id = "pmi1/barrier/group-list",
       .desc = "1.2: a barrier of ranks 0 and 1 (group=0,1:<tag>) completes without the others",

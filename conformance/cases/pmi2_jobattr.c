@@ -280,7 +280,7 @@ static const pcf_case cases[] = {
                "job a node.\n"
                "A value that parses passes, and so does an empty one (allowed when the mapping "
                "does not fit a value); anything else is \"malformed\", with the reason.",
-      .flags = PCF_V2, .run = run_mapping_abnf,
+      .flags = PCF_V2 | PCF_PLACED, .run = run_mapping_abnf,
       .outcomes = { { "absent", PCF_DEVIATES, "JOBATTR-5", "no PMI_process_mapping" } } },
     { .id = "pmi2/jobattr/mapping-local-env",
       .desc = "the mapping agrees with MPI_LOCALNRANKS and MPI_LOCALRANKID",
@@ -291,7 +291,7 @@ static const pcf_case cases[] = {
                "When the launcher sets MPI_LOCALNRANKS and MPI_LOCALRANKID (Hydra and the mock "
                "server do; otherwise \"no-env\", INFO), they must equal the number of ranks on "
                "this node and this rank's place among them (else \"inconsistent\").",
-      .flags = PCF_V2, .run = run_mapping_local_env,
+      .flags = PCF_V2 | PCF_PLACED, .run = run_mapping_local_env,
       .outcomes = { { "absent", PCF_DEVIATES, "JOBATTR-5", "no usable PMI_process_mapping" },
                     { "no-env", PCF_INFO, NULL, "the launcher sets no local-rank variables" } } },
     { .id = "pmi2/jobattr/mapping-same",
@@ -301,7 +301,7 @@ static const pcf_case cases[] = {
                "KVS and every rank fences.\n"
                "The other ranks get rank 0's value and compare it with their own: a difference is "
                "\"differs\".",
-      .flags = PCF_V2, .min_ranks = 2, .run = run_mapping_same },
+      .flags = PCF_V2 | PCF_PLACED, .min_ranks = 2, .run = run_mapping_same },
     { .id = "pmi2/jobattr/universe-size",
       .desc = "universeSize is a decimal integer, -1 or at least the job size",
       .clause = "JOBATTR-8", .expected = "found=TRUE;value=<n> with n = -1 or n >= size",

@@ -2,7 +2,9 @@
  * not-found forms, wait=TRUE answered by a later put (the caller's own or
  * another process's on the same node), waiting that does not block other
  * requests, the wait default, node scope, and the draft's predefined
- * localRanksCount / localRanks checked against PMI_process_mapping. */
+ * localRanksCount / localRanks checked against the ranks' hosts.  Which
+ * ranks share a node is the harness's node map (pcf_node_of: each rank's
+ * host), not the server's word. */
 #include "pmi2_util.h"
 
 static int putattr(pcf_ctx *c, const char *thrid, const char *key, const char *val, p2r *r)
@@ -192,7 +194,7 @@ static void run_wait_peer(pcf_ctx *c)
         pcf_observe(c, "harness-error", "out of memory");
         return;
     }
-    int got = p2_job_nodes(c, node);
+    int got = p2_host_nodes(c, node);
     int peer = got == 0 ? node_peer(node, size, 0) : -1;
     char key[64], ready[64], tw[48], tp[48], tf[48];
     snprintf(key, sizeof key, "%s-nap", pcf_tag(c));
@@ -262,7 +264,7 @@ static void scope(pcf_ctx *c, bool same)
         pcf_observe(c, "harness-error", "out of memory");
         return;
     }
-    int got = p2_job_nodes(c, node);
+    int got = p2_host_nodes(c, node);
     char key[64];
     snprintf(key, sizeof key, "%s-nas-r0", pcf_tag(c));
     p2r r;
@@ -278,7 +280,7 @@ static void scope(pcf_ctx *c, bool same)
         goto out;
     if (got == 1) {
         if (me == 0)
-            pcf_observe(c, "undetermined", "PMI_process_mapping gives no node layout");
+            pcf_observe(c, "undetermined", "no node map and PMI_process_mapping gives none");
         goto out;
     }
     if (me == 0 || (node[me] == node[0]) != same)
@@ -325,7 +327,7 @@ static void local_ranks(pcf_ctx *c, bool list)
         return;
     }
     p2r r;
-    int got = p2_job_nodes(c, node);
+    int got = p2_host_nodes(c, node);
     if (got < 0 || getattr(c, list ? "localRanks" : "localRanksCount", 0, &r))
         goto out;
     if (!p2_hit(&r)) {
@@ -348,7 +350,7 @@ static void local_ranks(pcf_ctx *c, bool list)
         if (!r.value[0] || *end || v < 1)
             pcf_observe(c, "malformed", "localRanksCount=%s is not a count", r.value);
         else if (got == 0 && v != count)
-            pcf_observe(c, "inconsistent", "localRanksCount=%ld, the mapping puts %d here", v,
+            pcf_observe(c, "inconsistent", "localRanksCount=%ld, this host has %d ranks", v,
                         count);
         else if (ln && *ln && atol(ln) != v)
             pcf_observe(c, "inconsistent", "localRanksCount=%ld, MPI_LOCALNRANKS=%s", v, ln);
@@ -373,7 +375,7 @@ static void local_ranks(pcf_ctx *c, bool list)
         pcf_observe(c, "malformed", "localRanks=%s (not ascending ranks including %d)", r.value,
                     me);
     else if (got == 0 && strcmp(expect, r.value) != 0)
-        pcf_observe(c, "inconsistent", "localRanks=%s, the mapping says %s", r.value, expect);
+        pcf_observe(c, "inconsistent", "localRanks=%s, this host has %s", r.value, expect);
     else
         pcf_observe(c, "ok", "localRanks=%s", r.value);
 out:
@@ -470,61 +472,65 @@ static const pcf_case cases[] = {
     { .id = "pmi2/nodeattr/wait-peer-put",
       .desc = "rank 0's wait=TRUE is answered when a rank on the same node puts the attribute",
       .clause = "NODEATTR-4", .expected = "found=TRUE;value=from-peer",
-      .steps = "Every rank reads PMI_process_mapping to learn which ranks share rank 0's node; "
-               "the lowest one other than rank 0 is the peer (none: \"no-peer\", INFO).\n"
+      .steps = "The ranks on rank 0's host come from the node map (each rank's host, learned at "
+               "start-up; PMI_process_mapping when there is none); the lowest one other than rank "
+               "0 is the peer (none: \"no-peer\", INFO).\n"
                "Rank 0 sends info-getnodeattr with wait=TRUE for <tag>-nap, then, without waiting "
                "for it, kvs-put of a ready key and kvs-fence (each with a thrid).\n"
                "The other ranks fence; the peer reads the ready key (so rank 0's get is already "
                "held) and puts <tag>-nap = from-peer.\n"
                "Rank 0's held get must answer found=TRUE;value=from-peer (else \"not-waited\"); a "
                "refused put on the peer is \"put-refused\" (NODEATTR-1).",
-      .flags = PCF_V2, .min_ranks = 2, .run = run_wait_peer,
+      .flags = PCF_V2 | PCF_PLACED, .min_ranks = 2, .run = run_wait_peer,
       .outcomes = { { "no-peer", PCF_INFO, NULL, "no second rank on rank 0's node" },
                     { "not-waited", PCF_DEVIATES, NULL, "answered before the peer's put" },
                     { "put-refused", PCF_FAIL, "NODEATTR-1", "the peer's put was refused" } } },
     { .id = "pmi2/nodeattr/same-node",
       .desc = "an attribute put by rank 0 is visible to the other ranks on its node",
-      .clause = "NODEATTR-2", .expected = "found=TRUE on every rank the mapping puts on node 0",
-      .steps = "Every rank reads PMI_process_mapping to learn its node; without a usable mapping "
-               "the case is \"undetermined\" (INFO).\n"
+      .clause = "NODEATTR-2", .expected = "found=TRUE on every rank on rank 0's host",
+      .steps = "The ranks' nodes are the node map (each rank's host, learned at start-up); "
+               "without one, PMI_process_mapping, and without a usable mapping the case is "
+               "\"undetermined\" (INFO).\n"
                "Rank 0 puts the node attribute <tag>-nas-r0 = rank0; a put and a fence through "
                "the KVS make sure it happened before the others look.\n"
-               "Every other rank the mapping puts on rank 0's node gets it with wait=FALSE: "
+               "Every other rank on rank 0's host gets it with wait=FALSE: "
                "found=TRUE;value=rank0 passes, anything else is \"not-found\".",
-      .flags = PCF_V2, .min_ranks = 2, .run = run_same_node,
+      .flags = PCF_V2 | PCF_PLACED, .min_ranks = 2, .run = run_same_node,
       .outcomes = { { "undetermined", PCF_INFO, NULL, "the node layout is unknown" } } },
     { .id = "pmi2/nodeattr/other-node",
       .desc = "an attribute put on one node is not visible on another node",
-      .clause = "NODEATTR-7", .expected = "not found on every rank the mapping puts elsewhere",
-      .steps = "Every rank reads PMI_process_mapping to learn its node; when every rank is on one "
-               "node there is nothing to compare (\"undetermined\", INFO).\n"
+      .clause = "NODEATTR-7", .expected = "not found on every rank on another host",
+      .min_nodes = 2,
+      .steps = "Needs ranks on 2 hosts (the node map learned at start-up); SKIPPED \"needs 2 "
+               "nodes\" on one.\n"
                "Rank 0 puts the node attribute <tag>-nas-r0 = rank0; a put and a fence through "
                "the KVS order it before the others look.\n"
-               "Every rank the mapping puts on another node gets it with wait=FALSE: not found "
+               "Every rank on another host gets it with wait=FALSE: not found "
                "passes; found is \"leaked\" (NODEATTR-7).",
       .flags = PCF_V2, .min_ranks = 2, .run = run_other_node,
-      .outcomes = { { "undetermined", PCF_INFO, NULL, "every rank is on one node: nothing to compare" },
+      .outcomes = { { "undetermined", PCF_INFO, NULL, "no rank is off rank 0's node: nothing to compare" },
                     { "leaked", PCF_DEVIATES, NULL, "another node's attribute was returned" } } },
     { .id = "pmi2/nodeattr/local-ranks-count",
       .desc = "localRanksCount, when provided, is the number of the job's ranks on this node",
       .clause = "NODEATTR-9",
-      .expected = "a decimal count matching PMI_process_mapping and MPI_LOCALNRANKS",
+      .expected = "a decimal count matching the ranks on this host and MPI_LOCALNRANKS",
       .steps = "Every rank sends info-getnodeattr for localRanksCount (wait=FALSE); not provided "
                "is INFO, nothing more to check.\n"
                "When provided, it must be a decimal count of 1 or more (else \"malformed\") equal "
-               "to the number of ranks PMI_process_mapping puts on this node and to "
+               "to the number of ranks on this host (the node map; PMI_process_mapping when "
+               "there is none) and to "
                "MPI_LOCALNRANKS when that is set (else \"inconsistent\").",
-      .flags = PCF_V2, .run = run_local_count,
+      .flags = PCF_V2 | PCF_PLACED, .run = run_local_count,
       .outcomes = { { "not-provided", PCF_INFO, NULL, "not provided (no implementation predefines it)" } } },
     { .id = "pmi2/nodeattr/local-ranks",
       .desc = "localRanks, when provided, lists this node's ranks ascending",
-      .clause = "NODEATTR-9", .expected = "comma-separated ranks matching PMI_process_mapping",
+      .clause = "NODEATTR-9", .expected = "comma-separated ranks: those on this host",
       .steps = "Every rank sends info-getnodeattr for localRanks (wait=FALSE); not provided is "
                "INFO, nothing more to check.\n"
                "When provided, it must be comma-separated ranks in ascending order that include "
-               "the caller (else \"malformed\") and equal the ranks PMI_process_mapping puts on "
-               "this node (else \"inconsistent\").",
-      .flags = PCF_V2, .run = run_local_list,
+               "the caller (else \"malformed\") and equal the ranks on this host (the node "
+               "map; PMI_process_mapping when there is none; else \"inconsistent\").",
+      .flags = PCF_V2 | PCF_PLACED, .run = run_local_list,
       .outcomes = { { "not-provided", PCF_INFO, NULL, "not provided (no implementation predefines it)" } } },
     { .id = "pmi2/thrid/held-request",
       .desc = "a held info-getnodeattr keeps its thrid when it is finally answered",

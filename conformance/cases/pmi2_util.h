@@ -291,4 +291,16 @@ static inline int p2_job_nodes(pcf_ctx *c, int *node)
     return rc;
 }
 
+/* Which node each rank is on, for cases that choose ranks by node: the
+ * node map the harness learned from the ranks' hosts (pcf_node_of) when
+ * known, else the server's PMI_process_mapping (p2_job_nodes' returns). */
+static inline int p2_host_nodes(pcf_ctx *c, int *node)
+{
+    if (pcf_nodes(c) < 1)
+        return p2_job_nodes(c, node);
+    for (int r = 0; r < pcf_size(c); r++)
+        node[r] = pcf_node_of(c, r);
+    return 0;
+}
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/utsname.h>
 
 static int env_int(const char *name)
 {
@@ -355,6 +356,112 @@ int pcf_ctl_exchange(pcf_ctx *c, int seq, const char *mine, char **all, size_t v
             snprintf(err, el, "control value of rank %d is not hex", r);
             return -1;
         }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- node map */
+
+void pcf_host_name(char *buf, size_t n)
+{
+    /* a launcher that emulates nodes on one host names them here (the
+     * mock server does when it cannot give each node a UTS namespace) */
+    const char *v = getenv("PMI2_CONFORM_HOST");
+    struct utsname u;
+    if (v && *v)
+        snprintf(buf, n, "%s", v);
+    else if (uname(&u) == 0)
+        snprintf(buf, n, "%s", u.nodename);
+    else
+        snprintf(buf, n, "unknown");
+}
+
+static const char map_digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+static int map_alloc(pcf_ctx *c)
+{
+    free(c->node);
+    free(c->host);
+    c->nnodes = 0;
+    c->node = calloc((size_t)c->size, sizeof *c->node);
+    c->host = calloc((size_t)c->size, sizeof *c->host);
+    if (c->node && c->host)
+        return 0;
+    free(c->node);
+    free(c->host);
+    c->node = NULL;
+    c->host = NULL;
+    return -1;
+}
+
+int pcf_nodemap_from_hosts(pcf_ctx *c, char *const *hosts)
+{
+    if (map_alloc(c) != 0)
+        return -1;
+    for (int r = 0; r < c->size; r++) {
+        snprintf(c->host[r], sizeof c->host[r], "%s", hosts[r] && *hosts[r] ? hosts[r] : "?");
+        int q = 0;
+        while (q < r && strcmp(c->host[q], c->host[r]) != 0)
+            q++;
+        c->node[r] = q < r ? c->node[q] : c->nnodes++;
+    }
+    return 0;
+}
+
+/* "map <a node digit per rank> <host of node 0>,<host of node 1>,...", or
+ * "map -" when it does not fit a control word (n bytes, at most 500). */
+void pcf_nodemap_encode(const pcf_ctx *c, char *out, size_t n)
+{
+    size_t w = 0;
+    if (!c->node || c->nnodes > (int)sizeof map_digits - 1 || (size_t)c->size + 8 >= n)
+        goto none;
+    w = (size_t)snprintf(out, n, "map ");
+    for (int r = 0; r < c->size; r++)
+        out[w++] = map_digits[c->node[r]];
+    out[w++] = ' ';
+    for (int k = 0; k < c->nnodes; k++) {
+        int r = 0;
+        while (c->node[r] != k)
+            r++;
+        int m = snprintf(out + w, n - w, "%s%s", k ? "," : "", c->host[r]);
+        if (m < 0 || (size_t)m >= n - w || w + (size_t)m > 480)
+            goto none;
+        w += (size_t)m;
+    }
+    return;
+none:
+    snprintf(out, n, "map -");
+}
+
+int pcf_nodemap_decode(pcf_ctx *c, const char *word)
+{
+    if (strncmp(word, "map ", 4) != 0 || word[4] == '-')
+        return -1;
+    const char *d = word + 4, *h = strchr(d, ' ');
+    if (!h || h - d != c->size || map_alloc(c) != 0)
+        return -1;
+    h++;
+    for (int r = 0; r < c->size; r++) {
+        const char *x = strchr(map_digits, d[r]);
+        if (!x || !d[r]) {
+            free(c->node);
+            free(c->host);
+            c->node = NULL;
+            c->host = NULL;
+            return -1;
+        }
+        c->node[r] = (int)(x - map_digits);
+        if (c->node[r] + 1 > c->nnodes)
+            c->nnodes = c->node[r] + 1;
+    }
+    for (int k = 0; k < c->nnodes; k++) {
+        size_t len = strcspn(h, ",");
+        for (int r = 0; r < c->size; r++)
+            if (c->node[r] == k)
+                snprintf(c->host[r], sizeof c->host[r], "%.*s", (int)len, h);
+        h += len;
+        if (*h == ',')
+            h++;
     }
     return 0;
 }

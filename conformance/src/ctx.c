@@ -21,6 +21,33 @@ const char *pcf_tag(const pcf_ctx *c) { return c->tag; }
 uint64_t pcf_deadline(const pcf_ctx *c) { return c->deadline; }
 const pcf_handshake *pcf_hs(const pcf_ctx *c) { return &c->hs; }
 bool pcf_observed(const pcf_ctx *c) { return c->observed; }
+int pcf_nodes(const pcf_ctx *c) { return c->node ? c->nnodes : 0; }
+int pcf_node_of(const pcf_ctx *c, int rank)
+{
+    return c->node && rank >= 0 && rank < c->size ? c->node[rank] : -1;
+}
+void pcf_nodes_text(const pcf_ctx *c, char *buf, size_t n)
+{
+    size_t w = 0;
+    buf[0] = 0;
+    for (int k = 0; k < pcf_nodes(c) && w < n; k++) {
+        bool first = true;
+        for (int r = 0; r < c->size && w < n; r++) {
+            if (c->node[r] != k)
+                continue;
+            if (first)
+                w += (size_t)snprintf(buf + w, n - w, "%s%s: %d", k ? "; " : "", c->host[r], r);
+            else
+                w += (size_t)snprintf(buf + w, n - w, ",%d", r);
+            first = false;
+        }
+    }
+}
+
+const char *pcf_host_of(const pcf_ctx *c, int rank)
+{
+    return c->host && rank >= 0 && rank < c->size ? c->host[rank] : "";
+}
 
 void pcf_ctx_begin_case(pcf_ctx *c, const pcf_case *k, const char *tag, unsigned timeout_ms)
 {

@@ -184,6 +184,13 @@ static void print_flags(FILE *f, const pcf_case *c)
         fprintf(f, "  ranks: at least %d (SKIPPED in a smaller job)\n", c->min_ranks);
     else
         fputs("  ranks: any job size\n", f);
+    if (c->min_nodes > 1)
+        fprintf(f, "  nodes: ranks on at least %d hosts (the node map the ranks learn at "
+                   "start-up;\n    SKIPPED \"needs %d nodes\" on fewer)\n", c->min_nodes,
+                c->min_nodes);
+    if (pcf_placed(c))
+        fputs("  placement: its verdict can depend on where the ranks run; it chooses its\n"
+              "    ranks by host, and --nodes 1,2 runs it under each shape\n", f);
     if (c->timeout_ms)
         fprintf(f, "  deadline: %u ms of its own (not --timeout)\n", c->timeout_ms);
     if (c->needs & PCF_NEED_ACCEPTED)

@@ -72,6 +72,7 @@ typedef struct pcf_result {
     int reruns;         /* --rerun-deviations: times it ran again for deviating */
     int first_verdict;  /* ... and its verdict and outcome the first time */
     char first_outcome[48];
+    int nodes;          /* hosts of the launch its verdict came from (0: unknown) */
 } pcf_result;
 
 typedef struct pcf_results {
@@ -85,6 +86,17 @@ typedef struct pcf_results {
      * exit status 2 whatever the verdicts say.  "" when it is whole. */
     char incomplete[400];
     char date[32]; /* when the run started, UTC ISO 8601 (pcf_run_date), "" until asked */
+    /* The shape the ranks ran in (the node map): hosts, 0 unknown; hosts:
+     * "node0: 0,1; node1: 2,3".  Orchestrated: the launches' shapes, the
+     * widest one (shapes: every count seen, a bit per count up to 31). */
+    int nodes;
+    unsigned shapes;
+    char hosts[256];
+    int nodes_asked;  /* orchestrated: {nodes} of this run's launches (0: not orchestrated) */
+    /* --nodes 1,2: the placement-dependent cases run again under each
+     * further shape ({nodes} = nodes_asked there); reported beside. */
+    struct pcf_results *alt;
+    size_t nalt;
 } pcf_results;
 
 pcf_result *pcf_results_get(pcf_results *rs, const pcf_entry *e); /* adds when new */
@@ -105,6 +117,10 @@ int pcf_resfile_done(FILE *f);
 int pcf_resfile_result(FILE *f, const char *id, int iter, int verdict, const char *outcome,
                        const char *clause, uint64_t usec, const char *actual);
 int pcf_resfile_skip(FILE *f, const char *id, const char *why);
+/* Rank 0 of a child launch: the node map it learned (hosts, "h: 0,1; ..."). */
+int pcf_resfile_nodes(FILE *f, int nodes, const char *hosts);
+/* The node map as text: "host: ranks; host: ranks" (cut to n). */
+void pcf_nodes_text(const pcf_ctx *c, char *buf, size_t n);
 /* Every rank of a child launch, before its handshake: it runs, as pid. */
 int pcf_resfile_alive(FILE *f, int rank, long pid);
 /* Rank 0: the control channel failed after case `after_id` ("-": before
@@ -125,6 +141,8 @@ typedef struct pcf_resinfo {
     int alive;            /* "alive" lines: ranks that started */
     long pids[PCF_RES_MAXPIDS];
     int npids;
+    int nodes;            /* the launch's node map: hosts (0: not said) */
+    char hosts[256];
 } pcf_resinfo;
 /* Read a results file into rs (NULL: only the info). */
 int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *info);
@@ -152,6 +170,8 @@ typedef struct pcf_opts {
     unsigned deadline_ms;   /* orchestrated: the whole run (0: none) */
     int jobs;               /* orchestrated: launches at once (0: from the machine and launcher) */
     int nodes;              /* orchestrated: {nodes} of the template (0: 1) */
+    int shape[8];           /* --nodes 1,2: every shape asked for (shape[0] == nodes) */
+    int nshapes;
     int rerun_deviations;   /* orchestrated with a baseline: runs again of a deviating case */
     bool isolate;           /* orchestrated: every case in a launch of its own */
     bool progress_plain;    /* progress as plain lines (stderr is not a terminal) */
@@ -193,6 +213,8 @@ void pcf_strays_mark(const char *tag);
 int pcf_strays_reap(const char *tag);
 /* Which cases this run may execute, and why not (NULL: runnable). */
 const char *pcf_unrunnable(const pcf_case *c, int pmi, int size);
+/* Can the case's verdict depend on where the ranks run (PCF_PLACED, min_nodes > 1)? */
+bool pcf_placed(const pcf_case *c);
 /* Per-rank trace file of one case run ("DIR/<safe>.r<rank>.trace"). */
 void pcf_safe_name(const char *id, char *out, size_t n);
 
@@ -285,6 +307,11 @@ struct pcf_ctx {
     bool observed;
     pcf_obs obs;       /* worst so far on this rank */
     pmc_decoder *scratch;
+    /* The node map (pcf_ctl_nodemap): each rank's host, learned over PMI at
+     * start-up; nnodes 0 while unknown (client mode, before the exchange). */
+    int nnodes;
+    int *node;          /* by rank: 0-based index of its host, by first rank */
+    char (*host)[64];   /* by rank: its host name */
 };
 
 void pcf_ctx_begin_case(pcf_ctx *c, const pcf_case *k, const char *tag, unsigned timeout_ms);

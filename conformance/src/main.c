@@ -39,7 +39,9 @@ static void usage(FILE *f)
           "                          {slot} (0 to --jobs - 1) names a server of its own\n"
           "                          per slot (a cluster, a node): one launch at a time on\n"
           "                          each, a stuck one charged and recovered on its slot\n"
-          "      --nodes N           {nodes} in TEMPLATE: the nodes of each launch (default 1)\n"
+          "      --nodes N[,M...]    {nodes} in TEMPLATE: the nodes of each launch (default 1);\n"
+          "                          with several (1,2), the placement-dependent cases run\n"
+          "                          again under each further shape, reported beside\n"
           "  -n, --np N              ranks per orchestrated launch (default 4; client mode:\n"
           "                          ranks of each run, default 2)\n"
           "  -t, --timeout SEC       deadline of each case (default 10)\n"
@@ -203,12 +205,31 @@ static int apply(pcf_opts *o, int ch, const char *arg)
         }
         o->deadline_ms = (unsigned)v * 1000u;
         return -1;
-    case O_NODES:
-        if (parse_uint(arg, 1, 4096, &o->nodes)) {
+    case O_NODES: { /* N, or shapes "1,2" */
+        o->nshapes = 0;
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", arg);
+        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+            int x;
+            if (o->nshapes == 8 || parse_uint(t, 1, 4096, &x)) {
+                fprintf(stderr, "pmi2-conform: --nodes takes 1-4096, or up to 8 of them "
+                                "separated by commas (1,2)\n");
+                return PCF_EXIT_USAGE;
+            }
+            for (int k = 0; k < o->nshapes; k++)
+                if (o->shape[k] == x) {
+                    fprintf(stderr, "pmi2-conform: --nodes names %d twice\n", x);
+                    return PCF_EXIT_USAGE;
+                }
+            o->shape[o->nshapes++] = x;
+        }
+        if (!o->nshapes) {
             fprintf(stderr, "pmi2-conform: --nodes takes 1-4096\n");
             return PCF_EXIT_USAGE;
         }
+        o->nodes = o->shape[0];
         return -1;
+    }
     case O_FLOOR: setenv("PCF_NO_WAITS", "1", 1); return -1; /* inherited by the ranks */
     case 'j':
     case O_JOBS:

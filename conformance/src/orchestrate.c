@@ -528,6 +528,13 @@ static void launch_finish(const pcf_opts *o, running *rn, pcf_results *rs)
         show_log(rn);
     pcf_relay_drop(rn->spec); /* what the ranks sent, then the ranks left (any host) exit */
     pcf_resfile_read(rn->res, rs, &out->info);
+    if (rs && out->info.nodes > 0) { /* the shapes the launches ran in */
+        rs->shapes |= 1u << (out->info.nodes < 31 ? out->info.nodes : 31);
+        if (out->info.nodes > rs->nodes) {
+            rs->nodes = out->info.nodes;
+            snprintf(rs->hosts, sizeof rs->hosts, "%s", out->info.hosts);
+        }
+    }
     if (out->info.alive && !out->start_us)
         out->start_us = 1;
     kill_ranks(&out->info, rn->spec);
@@ -837,11 +844,22 @@ static void pmi_skip(orch *S, const pcf_entry *e, const char *why)
     pcf_result_skip(pcf_results_get(&S->rs, e), text);
 }
 
+/* The fewest ranks of a launch of destructive cases: rank 0 and a victim;
+ * on several nodes two ranks a node, so that the victim has a rank beside
+ * it whichever way the launcher places them (block or cyclic), which asks
+ * its own connection after the case: a server that stops serving the
+ * victim's node (a proxy) is seen as on one node (ERR-1, ERR-2, CONN-3). */
+static int victim_np(const pcf_opts *o)
+{
+    return o->nodes > 1 ? 2 * o->nodes : 2;
+}
+
 /* A launch of destructive case e alone: rank 0 and its victim (or as many
  * ranks as the case needs). */
 static launch one_case_launch(const pcf_opts *o, int pmi, const pcf_entry *e)
 {
-    launch one = { .pmi = pmi, .np = e->c->min_ranks > 2 ? e->c->min_ranks : 2, .n = 1 };
+    int least = victim_np(o);
+    launch one = { .pmi = pmi, .np = e->c->min_ranks > least ? e->c->min_ranks : least, .n = 1 };
     one.cases = calloc(1, sizeof *one.cases);
     if (!one.cases) {
         pcf_notice(o, "out of memory");
@@ -958,7 +976,7 @@ static void plan(orch *S, const pcf_entry *all, size_t nall, int np)
         } else {
             g = &S->L[S->nl++];
             g->pmi = pmi;
-            g->np = (c->flags & PCF_COLLECTIVE) ? np : 2;
+            g->np = (c->flags & PCF_COLLECTIVE) ? np : victim_np(o);
             g->cases = calloc(c->flags & PCF_COLLECTIVE ? 1 : VICTIMS_PER_LAUNCH, sizeof *g->cases);
             if (!g->cases) {
                 pcf_notice(o, "out of memory");
@@ -1342,7 +1360,8 @@ static void run_plan(orch *S, const char *dir, const char *self)
                     cur = &S->L[k]; /* the plan may have moved */
                 }
                 cur->n = 1;
-                cur->np = cur->cases[0]->c->min_ranks > 2 ? cur->cases[0]->c->min_ranks : 2;
+                int least = victim_np(o);
+                cur->np = cur->cases[0]->c->min_ranks > least ? cur->cases[0]->c->min_ranks : least;
             }
             unsigned per = o->timeout_ms + 5000;
             cur->budget_ms = 60000 + (unsigned)cur->n * per * (unsigned)(o->repeat > 1 ? o->repeat : 1);
@@ -1433,7 +1452,9 @@ static void probe_slots(orch *S, const char *dir, const char *self)
     }
 }
 
-int pcf_run_orchestrated(const pcf_opts *o)
+/* One orchestrated run of the selected cases: their results into *out (the
+ * caller reports them).  0, or PCF_EXIT_USAGE when the run could not start. */
+static int orchestrate(const pcf_opts *o, pcf_results *out)
 {
     size_t nall;
     const pcf_entry *all = pcf_cases(&nall);
@@ -1507,6 +1528,9 @@ int pcf_run_orchestrated(const pcf_opts *o)
                 S.rs.r[k].actual = NULL;
                 S.rs.r[k].trace = NULL;
             }
+    sorted.nodes = S.rs.nodes;
+    sorted.shapes = S.rs.shapes;
+    snprintf(sorted.hosts, sizeof sorted.hosts, "%s", S.rs.hosts);
     pcf_results_free(&S.rs);
     sorted.seconds = (double)(pws_now_usec() - t0) / 1e6;
     /* the exit status is decided before the report files record it */
@@ -1525,11 +1549,51 @@ int pcf_run_orchestrated(const pcf_opts *o)
     }
     else if (S.harness)
         snprintf(inc, incn, "a launch could not be started");
-    int code = pcf_report(&sorted, o, stdout);
-    pcf_results_free(&sorted);
+    sorted.nodes_asked = o->nodes > 0 ? o->nodes : 1;
+    *out = sorted;
     for (size_t k = 0; k < S.nl; k++)
         free(S.L[k].cases);
     free(S.L);
     remove_run_dir(dir);
+    return 0;
+}
+
+int pcf_run_orchestrated(const pcf_opts *o)
+{
+    pcf_results main_rs = { 0 };
+    int rc = orchestrate(o, &main_rs);
+    if (rc)
+        return rc;
+    /* --nodes 1,2: the placement-dependent cases again, under each further
+     * shape; no report files of their own (the main report holds them) */
+    for (int k = 1; k < o->nshapes && !stop_signal && !main_rs.incomplete[0]; k++) {
+        size_t nall, ng = 0;
+        const pcf_entry *all = pcf_cases(&nall);
+        char **globs = calloc(nall + 1, sizeof *globs);
+        if (!globs)
+            break;
+        for (size_t i = 0; i < nall; i++)
+            if (pcf_placed(all[i].c) && pcf_selected(all[i].c->id, o->globs, o->nglobs))
+                globs[ng++] = (char *)all[i].c->id;
+        pcf_results *na = ng ? realloc(main_rs.alt, (main_rs.nalt + 1) * sizeof *na) : NULL;
+        if (na) {
+            main_rs.alt = na;
+            pcf_opts o2 = *o;
+            o2.nodes = o->shape[k];
+            o2.globs = globs;
+            o2.nglobs = ng;
+            o2.json_dir = o2.html = o2.junit = o2.baseline = o2.write_baseline = NULL;
+            o2.rerun_deviations = 0;
+            o2.deadline_ms = 0; /* the run's own deadline is not restarted */
+            pcf_notice(o, "--nodes %d: the %zu placement-dependent case(s) again", o2.nodes, ng);
+            pcf_results *alt = &main_rs.alt[main_rs.nalt];
+            memset(alt, 0, sizeof *alt);
+            if (orchestrate(&o2, alt) == 0)
+                main_rs.nalt++;
+        }
+        free(globs);
+    }
+    int code = pcf_report(&main_rs, o, stdout);
+    pcf_results_free(&main_rs);
     return code;
 }

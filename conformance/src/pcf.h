@@ -60,6 +60,10 @@ enum pcf_case_flags {
     PCF_ALONE = 1u << 5,       /* destructive, and reads what another destructive case may
                                 * leave behind where it cannot be undone (a PMI-1 put):
                                 * with --launch, a launch of its own */
+    PCF_PLACED = 1u << 6,      /* its verdict can depend on where the ranks run (it chooses
+                                * ranks by node, or grades the server's word on placement):
+                                * run under each shape of --nodes 1,2 (min_nodes > 1 implies
+                                * it) */
 };
 
 /* Preconditions (pcf_case.needs): what a case needs besides its protocol
@@ -102,6 +106,9 @@ typedef struct pcf_case {
     int min_ranks;        /* 0/1: any job size */
     unsigned timeout_ms;  /* 0: the run's --timeout */
     unsigned needs;       /* pcf_case_needs */
+    /* Hosts the case needs its ranks on (node map, pcf_nodes): 0/1 any; 2: a
+     * cross-node clause, SKIPPED "needs 2 nodes" in a launch on one host. */
+    int min_nodes;
     pcf_outcome outcomes[PCF_MAX_OUTCOMES];
     void (*run)(pcf_ctx *c);
 } pcf_case;
@@ -127,6 +134,17 @@ const char *pcf_kvsname(const pcf_ctx *c);  /* PMI-1 get_my_kvsname at start-up 
 /* A tag unique to this run of this case ("c7i0"), for KVS keys and thrids. */
 const char *pcf_tag(const pcf_ctx *c);
 uint64_t pcf_deadline(const pcf_ctx *c); /* absolute, pws_now_usec clock */
+/* The node map the harness learned at start-up, not from the server: each
+ * rank said its host name (PMI2_CONFORM_HOST, else uname's node name) in
+ * its hello word, rank 0 handed out the map (conformance/README.md, "The
+ * node map and placement").  Nodes are numbered
+ * from 0 in the order of their first rank, so rank 0 is on node 0.
+ * pcf_nodes: the number of distinct hosts, 0 when the map is unknown (client
+ * mode); pcf_node_of: -1 then.  Cases whose verdict depends on placement
+ * choose their ranks with these. */
+int pcf_nodes(const pcf_ctx *c);
+int pcf_node_of(const pcf_ctx *c, int rank);
+const char *pcf_host_of(const pcf_ctx *c, int rank); /* "" when unknown */
 
 /* Record what this rank saw.  The worst outcome (after grading) of a rank wins. */
 void pcf_observe(pcf_ctx *c, const char *outcome, const char *fmt, ...)

@@ -287,6 +287,8 @@ void pcf_safe_name(const char *id, char *out, size_t n)
     out[j] = 0;
 }
 
+bool pcf_placed(const pcf_case *c) { return (c->flags & PCF_PLACED) || c->min_nodes > 1; }
+
 const char *pcf_unrunnable(const pcf_case *c, int pmi, int size)
 {
     if ((c->flags & PCF_V1) && !(c->flags & PCF_V2) && pmi != 1)

@@ -82,6 +82,16 @@ int pcf_exit_code(const pcf_results *rs, const pcf_opts *o)
         else if (pcf_verdict_failing(r->verdict, o->strict))
             fail = true;
     }
+    /* --nodes 1,2 without a baseline: a failing verdict under another
+     * shape fails the run as one under the first does */
+    for (size_t k = 0; k < rs->nalt && !baseline; k++)
+        for (size_t i = 0; i < rs->alt[k].n; i++) {
+            const pcf_result *r = &rs->alt[k].r[i];
+            if (r->verdict == PCF_ERROR)
+                err = true;
+            else if (pcf_verdict_failing(r->verdict, o->strict))
+                fail = true;
+        }
     return err ? PCF_EXIT_USAGE : fail ? PCF_EXIT_NONCONFORMANT : PCF_EXIT_OK;
 }
 
@@ -125,6 +135,9 @@ int pcf_report(pcf_results *rs, const pcf_opts *o, FILE *f)
     int bad = 0;
     if (rs->n)
         qsort(rs->r, rs->n, sizeof *rs->r, cmp_result);
+    for (size_t k = 0; k < rs->nalt; k++)
+        if (rs->alt[k].n)
+            qsort(rs->alt[k].r, rs->alt[k].n, sizeof *rs->alt[k].r, cmp_result);
     if (o->baseline && pcf_baseline_apply(rs, o->baseline, o->strict, stderr) != 0)
         bad = 1;
     if (o->tap)

@@ -205,9 +205,48 @@ void pcf_report_deviations(const pcf_results *rs, const pcf_opts *o, FILE *f)
     }
 }
 
+/* The verdict a case had under the first shape, NULL when it did not run there. */
+static const pcf_result *first_shape(const pcf_results *rs, const pcf_entry *e)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        if (rs->r[i].e == e)
+            return &rs->r[i];
+    return NULL;
+}
+
+/* --nodes 1,2: each further shape's placement-dependent cases, every one
+ * shown, with its verdict under the first shape when that differs. */
+static void other_shapes(const pcf_results *rs, const pcf_opts *o, FILE *f)
+{
+    for (size_t k = 0; k < rs->nalt; k++) {
+        const pcf_results *a = &rs->alt[k];
+        fprintf(f, "\nShape --nodes %d (%s): the placement-dependent cases\n", a->nodes_asked,
+                a->nodes > 0 ? a->hosts : "no node map");
+        for (size_t i = 0; i < a->n; i++) {
+            const pcf_result *r = &a->r[i];
+            const pcf_result *m = first_shape(rs, r->e);
+            fprintf(f, "  %-11s %s", pcf_verdict_name(r->verdict), r->e->c->id);
+            if (m && m->verdict != r->verdict)
+                fprintf(f, "  [--nodes %d: %s]", rs->nodes_asked, pcf_verdict_name(m->verdict));
+            if ((r->verdict == PCF_SKIPPED || r->verdict == PCF_UNSUPPORTED) && r->actual)
+                fprintf(f, " (%s)", r->actual);
+            fputc('\n', f);
+            if (!o->verbose && (r->verdict == PCF_PASS || r->verdict == PCF_SKIPPED ||
+                                r->verdict == PCF_UNSUPPORTED))
+                continue;
+            if (r->verdict != PCF_PASS && r->verdict != PCF_SKIPPED)
+                case_detail(r, f);
+        }
+        char line[400];
+        pcf_summary_line(a, line, sizeof line);
+        fprintf(f, "  --nodes %d: %s\n", a->nodes_asked, line);
+    }
+}
+
 void pcf_report_console(pcf_results *rs, const pcf_opts *o, FILE *f)
 {
     pcf_report_console_results(rs, o, f);
+    other_shapes(rs, o, f);
     recap(rs, o, f);
     char line[400];
     pcf_summary_line(rs, line, sizeof line);
@@ -222,6 +261,18 @@ void pcf_report_console(pcf_results *rs, const pcf_opts *o, FILE *f)
             fprintf(f, " (%zu case%s matched it only when run again: --rerun-deviations)", again,
                     again == 1 ? "" : "s");
         fputc('\n', f);
+    }
+    if (rs->nodes > 0) {
+        char shapes[120] = "";
+        size_t w = 0;
+        int k = 0;
+        for (int b = 1; b < 32; b++)
+            if (rs->shapes & (1u << b))
+                w += (size_t)snprintf(shapes + w, sizeof shapes - w, "%s%d", k++ ? ", " : "", b);
+        if (k > 1)
+            fprintf(f, "\nNodes: launches on %s hosts; the widest: %s\n", shapes, rs->hosts);
+        else
+            fprintf(f, "\nNodes: %d (%s)\n", rs->nodes, rs->hosts);
     }
     fprintf(f, "\nFinished in %.2f seconds\n%s\n", rs->seconds, line);
 }

@@ -208,6 +208,18 @@ static void facts(FILE *f, pcf_results *rs, const pcf_opts *o)
     pcf_summary_line(rs, line, sizeof line);
     html_text(f, line);
     fprintf(f, "%s</td></tr>\n", o->strict ? " (--strict: NON-STRICT fails)" : "");
+    if (rs->nodes > 0) { /* the node map the ranks learned (the widest launch) */
+        fprintf(f, "<tr><th>nodes</th><td>%d: ", rs->nodes);
+        html_text(f, rs->hosts);
+        fprintf(f, "</td></tr>\n");
+    }
+    for (size_t k = 0; k < rs->nalt; k++) { /* --nodes 1,2: the further shapes */
+        fprintf(f, "<tr><th>--nodes %d</th><td>", rs->alt[k].nodes_asked);
+        pcf_summary_line(&rs->alt[k], line, sizeof line);
+        html_text(f, line);
+        fprintf(f, " (the placement-dependent cases; verdicts in the console and JSON reports)"
+                   "</td></tr>\n");
+    }
     if (o->baseline) {
         fprintf(f, "<tr><th>baseline</th><td><code>");
         html_text(f, o->baseline);

@@ -127,6 +127,10 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
     pcf_json_cstr(f, pcf_run_verdict(rs, o, why, sizeof why));
     fprintf(f, ",\n  \"verdict_why\": ");
     pcf_json_cstr(f, why);
+    if (rs->nodes > 0) { /* the node map the ranks learned (the widest launch) */
+        fprintf(f, ",\n  \"nodes\": %d,\n  \"hosts\": ", rs->nodes);
+        pcf_json_cstr(f, rs->hosts);
+    }
     fprintf(f, ",\n  \"strict\": %s,\n  \"seconds\": %.3f,\n  \"summary\": ",
             o->strict ? "true" : "false", rs->seconds);
     pcf_json_cstr(f, line);
@@ -146,6 +150,8 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
         pcf_json_cstr(f, r->e->c->clause);
         fprintf(f, ", \"duration_ms\": %.3f, \"report\": \"%s.json\"", (double)r->usec / 1e3,
                 safe);
+        if (r->nodes > 0)
+            fprintf(f, ", \"nodes\": %d", r->nodes);
         if (r->verdict != PCF_PASS && r->verdict != PCF_SKIPPED &&
             strncmp(r->e->c->id, "client/", 7) != 0)
             fprintf(f, ", \"repro\": \"repro/%s\"", safe);
@@ -162,7 +168,40 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
         }
         fprintf(f, " }");
     }
-    fprintf(f, "\n  }\n}\n");
+    fprintf(f, "\n  }");
+    /* --nodes 1,2: the further shapes' placement-dependent cases */
+    if (rs->nodes_asked > 0)
+        fprintf(f, ",\n  \"nodes_asked\": %d", rs->nodes_asked);
+    if (rs->nalt) {
+        fprintf(f, ",\n  \"shapes\": [");
+        for (size_t k = 0; k < rs->nalt; k++) {
+            const pcf_results *a = &rs->alt[k];
+            pcf_summary_line(a, line, sizeof line);
+            fprintf(f, "%s\n    { \"nodes_asked\": %d, \"nodes\": %d, \"hosts\": ", k ? "," : "",
+                    a->nodes_asked, a->nodes);
+            pcf_json_cstr(f, a->hosts);
+            fprintf(f, ", \"summary\": ");
+            pcf_json_cstr(f, line);
+            fprintf(f, ", \"cases\": {");
+            for (size_t i = 0; i < a->n; i++) {
+                const pcf_result *r = &a->r[i];
+                fprintf(f, "%s\n      ", i ? "," : "");
+                pcf_json_cstr(f, r->e->c->id);
+                fprintf(f, ": { \"verdict\": \"%s\", \"outcome\": ", pcf_verdict_name(r->verdict));
+                pcf_json_cstr(f, r->outcome);
+                fprintf(f, ", \"clause\": ");
+                pcf_json_cstr(f, r->clause[0] ? r->clause : r->e->c->clause);
+                if (r->nodes > 0)
+                    fprintf(f, ", \"nodes\": %d", r->nodes);
+                fprintf(f, ", \"actual\": ");
+                pcf_json_cstr(f, r->actual ? r->actual : "");
+                fprintf(f, " }");
+            }
+            fprintf(f, "\n    } }");
+        }
+        fprintf(f, "\n  ]");
+    }
+    fprintf(f, "\n}\n");
     return fclose(f) == 0 ? 0 : -1;
 }
 

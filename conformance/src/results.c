@@ -83,6 +83,11 @@ void pcf_results_free(pcf_results *rs)
     free(rs->r);
     rs->r = NULL;
     rs->n = 0;
+    for (size_t k = 0; k < rs->nalt; k++)
+        pcf_results_free(&rs->alt[k]);
+    free(rs->alt);
+    rs->alt = NULL;
+    rs->nalt = 0;
 }
 
 /* ---------------------------------------------------------------- results file
@@ -92,6 +97,7 @@ void pcf_results_free(pcf_results *rs)
  *   start <id> <iter>
  *   result <id> <iter> <VERDICT> <outcome> <clause> <usec> <actual>
  *   skip <id> <why>
+ *   nodes <count> <hosts>      (rank 0: the node map, "host: ranks; ...")
  */
 
 void pcf_put_escaped(FILE *f, const char *s, size_t n)
@@ -129,6 +135,13 @@ int pcf_resfile_result(FILE *f, const char *id, int iter, int verdict, const cha
     fprintf(f, "result\t%s\t%d\t%s\t%s\t%s\t%llu\t", id, iter, pcf_verdict_name(verdict), outcome,
             clause, (unsigned long long)usec);
     pcf_put_escaped(f, actual ? actual : "", actual ? strlen(actual) : 0);
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
+int pcf_resfile_nodes(FILE *f, int nodes, const char *hosts)
+{
+    fprintf(f, "nodes\t%d\t", nodes);
+    pcf_put_escaped(f, hosts, strlen(hosts));
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
@@ -241,6 +254,13 @@ int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
                 in->pids[in->npids++] = strtol(fld[2], NULL, 10);
             continue;
         }
+        if (strcmp(fld[0], "nodes") == 0 && nf >= 3) {
+            in->nodes = atoi(fld[1]);
+            char *a = pcf_unescape(fld[2]);
+            snprintf(in->hosts, sizeof in->hosts, "%s", a ? a : "");
+            free(a);
+            continue;
+        }
         if (strcmp(fld[0], "lost") == 0 && nf >= 3) {
             in->lost = true;
             snprintf(in->lost_after, sizeof in->lost_after, "%s", fld[1]);
@@ -271,8 +291,10 @@ int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
                 continue;
             if (rs) {
                 char *a = pcf_unescape(fld[7]);
-                pcf_result_add_run(pcf_results_get(rs, e), v, fld[4], fld[5], a,
-                                   strtoull(fld[6], NULL, 10));
+                pcf_result *r = pcf_results_get(rs, e);
+                pcf_result_add_run(r, v, fld[4], fld[5], a, strtoull(fld[6], NULL, 10));
+                if (r)
+                    r->nodes = in->nodes;
                 free(a);
             }
             graded_add(&graded, fld[1], atoi(fld[2]));
@@ -281,7 +303,10 @@ int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
         } else if (strcmp(fld[0], "skip") == 0 && nf >= 3) {
             if (rs) {
                 char *a = pcf_unescape(fld[2]);
-                pcf_result_skip(pcf_results_get(rs, e), a);
+                pcf_result *r = pcf_results_get(rs, e);
+                pcf_result_skip(r, a);
+                if (r)
+                    r->nodes = in->nodes;
                 free(a);
             }
         }

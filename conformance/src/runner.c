@@ -399,6 +399,34 @@ static void side_say(int fd, const char *s)
     }
 }
 
+/* A rank's answer to "ask": whether the server still serves its own
+ * connection ("served", or "lost <why>"). */
+static void side_answer(pcf_ctx *c, int fd, unsigned ms)
+{
+    char say[160];
+    pws_result r = pcf_ask_served(c, ms);
+    if (r == PWS_MSG)
+        snprintf(say, sizeof say, "served\n");
+    else if (r == PWS_EOF)
+        snprintf(say, sizeof say, "lost the server closed its connection\n");
+    else if (r == PWS_TIMEOUT)
+        snprintf(say, sizeof say, "lost no answer to %s within %u ms\n",
+                 c->pmi == 1 ? "get_maxes" : "job-getid", ms);
+    else
+        snprintf(say, sizeof say, "lost an answer it could not decode\n");
+    side_say(fd, say);
+    discard_transcript(c);
+}
+
+/* Has the rank at the other end of a side channel gone (end of stream, or
+ * reset)?  Looked at now, without waiting; what it sent stays unread. */
+static bool side_gone(int fd)
+{
+    char b;
+    ssize_t k = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 static int side_connect(const char *addr, unsigned timeout_ms)
 {
     /* The side channel is not PMI: reuse the session's connect for its
@@ -440,6 +468,11 @@ static const char *tdir_make(const pcf_opts *o, char *buf, size_t n)
 
 static void report_and_free(pcf_results *rs, const pcf_opts *o, int *code)
 {
+    if (rs->nodes > 0) {
+        rs->shapes = 1u << (rs->nodes < 31 ? rs->nodes : 31);
+        for (size_t i = 0; i < rs->n; i++)
+            rs->r[i].nodes = rs->nodes;
+    }
     *code = pcf_report(rs, o, stdout);
     pcf_results_free(rs);
 }
@@ -627,17 +660,70 @@ int pcf_run_job(const pcf_opts *o)
                 needs |= plan[i].e->c->needs;
         pcf_probe(&c, needs & ~PCF_NEED_ACCEPTED, o->timeout_ms, &probed);
     }
-    snprintf(mine, sizeof mine, "hello %x %s", probed.absent, tdir ? tdir : "");
+    /* "hello": rank 0 hands out the absent needs and the trace directory;
+     * every rank says its host (the node map: its own word on where it
+     * runs, never the server's), which rank 0 gathers ... */
+    char host[64];
+    pcf_host_name(host, sizeof host);
+    for (char *h = host; *h; h++)
+        if (*h == ' ' || *h == ',' || (unsigned char)*h < 0x21)
+            *h = '_';
+    snprintf(mine, sizeof mine, "hello %x %s %s", probed.absent, host, tdir ? tdir : "");
     if (tdir)
         snprintf(rs.tracedir, sizeof rs.tracedir, "%s", tdir);
     bool lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
                                  sizeof err) != 0;
     unsigned absent = probed.absent;
     int hoff = 0;
-    if (!lost && !rank0 && sscanf(vals[0], "hello %x %n", &absent, &hoff) == 1 &&
+    if (!lost && !rank0 && sscanf(vals[0], "hello %x %*s %n", &absent, &hoff) == 1 &&
         vals[0][hoff]) {
         snprintf(tbuf, sizeof tbuf, "%s", vals[0] + hoff);
         tdir = tbuf;
+    }
+    /* ... and hands out as a map in the next word (the other ranks read only
+     * rank 0's words: the exchange every server already serves) */
+    if (!lost) {
+        if (rank0) {
+            char **hosts = calloc((size_t)c.size, sizeof *hosts);
+            for (int r = 0; hosts && r < c.size; r++) {
+                static char none[] = "?";
+                char *w = vals[r], *sp = strchr(w, ' ');
+                sp = sp ? strchr(sp + 1, ' ') : NULL; /* after "hello <x> " */
+                if (sp) {
+                    sp++;
+                    sp[strcspn(sp, " ")] = 0;
+                }
+                hosts[r] = sp && *sp ? sp : none;
+            }
+            if (hosts)
+                pcf_nodemap_from_hosts(&c, hosts);
+            free(hosts);
+            pcf_nodemap_encode(&c, mine, sizeof mine);
+        } else {
+            snprintf(mine, sizeof mine, "-");
+        }
+        lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
+                                sizeof err) != 0;
+        if (!lost && !rank0)
+            pcf_nodemap_decode(&c, vals[0]);
+    }
+    char nodes_why[200] = "";
+    if (!lost && pcf_nodes(&c) == 1)
+        snprintf(nodes_why, sizeof nodes_why,
+                 "needs 2 nodes: every rank of this launch runs on host %.64s", c.host[0]);
+    else if (!lost && pcf_nodes(&c) == 0)
+        snprintf(nodes_why, sizeof nodes_why,
+                 "needs 2 nodes: no node map (it does not fit rank 0's control word)");
+    for (size_t i = 0; i < np && !lost; i++)
+        if (!plan[i].skip && plan[i].e->c->min_nodes > pcf_nodes(&c))
+            plan[i].skip = nodes_why;
+    if (!lost && rank0 && pcf_nodes(&c) > 0) {
+        pcf_nodes_text(&c, rs.hosts, sizeof rs.hosts);
+        rs.nodes = c.nnodes;
+        if (resf) {
+            pcf_resfile_nodes(resf, rs.nodes, rs.hosts);
+            fflush(resf);
+        }
     }
     if (!lost)
         write_startup(&c, tdir);
@@ -705,7 +791,9 @@ int pcf_run_job(const pcf_opts *o)
     for (size_t i = 0; i < np; i++)
         nd += plan[i].destructive && !plan[i].skip;
     int sfd = -1;
-    int *vfd = NULL; /* rank 0: side channels to the victims, by rank */
+    int *vfd = NULL; /* rank 0: side channels to the victims (and watchers), by rank */
+    bool *gone_before = NULL; /* rank 0: ranks whose side channel closed before a case */
+    bool *ran = NULL;         /* rank 0: ranks that ran their destructive case */
     char saddr[256] = "";
     if (!lost && nd && c.size > 1) {
         /* rank 0's word: side-channel address and the plan index per victim */
@@ -744,16 +832,29 @@ int pcf_run_job(const pcf_opts *o)
                         pick = x;
                     p = end;
                 }
-                if (pick >= 0 && (size_t)pick < np) {
-                    int fd = side_connect(addr, 10000);
-                    if (fd >= 0) {
-                        char line[64];
-                        snprintf(line, sizeof line, "ready %d\n", c.rank);
-                        side_say(fd, line);
-                        uint64_t wait = pws_deadline_ms(
-                            (unsigned)(nd * (o->timeout_ms + 20000u) + 60000u));
-                        if (side_line(fd, line, sizeof line, wait) == 1 &&
-                            strcmp(line, "go") == 0) {
+                /* every rank connects: a victim runs its case on "go"; the
+                 * others watch, so that rank 0 sees any rank the server
+                 * ends during a case (on several nodes a server may end
+                 * the victim's node, not the job: ERR-1) */
+                bool victim = pick >= 0 && (size_t)pick < np;
+                int fd = side_connect(addr, 10000);
+                if (fd >= 0) {
+                    char line[64];
+                    snprintf(line, sizeof line, "%s %d\n", victim ? "ready" : "watch", c.rank);
+                    side_say(fd, line);
+                    uint64_t wait = pws_deadline_ms(
+                        (unsigned)(nd * (o->timeout_ms + 20000u) + 60000u));
+                    int sl;
+                    /* "ask": is this rank's own connection still served
+                     * after another rank's case (ERR-2, CONN-3)? */
+                    unsigned ask_ms;
+                    while ((sl = side_line(fd, line, sizeof line, wait)) == 1 &&
+                           sscanf(line, "ask %u", &ask_ms) == 1)
+                        side_answer(&c, fd, ask_ms < 60000 ? ask_ms : 60000);
+                    if (!victim) {
+                        ; /* "bye" or EOF */
+                    } else {
+                        if (sl == 1 && strcmp(line, "go") == 0) {
                             uint64_t us;
                             run_case_local(&c, plan[pick].e, (int)pick, 0, tdir, &us);
                             obs_text(&c, mine, sizeof mine);
@@ -765,8 +866,8 @@ int pcf_run_job(const pcf_opts *o)
                             side_say(fd, hex);
                             side_line(fd, line, sizeof line, wait); /* "bye" or EOF */
                         }
-                        close(fd);
                     }
+                    close(fd);
                 }
             }
         } else if (sfd >= 0) {
@@ -775,10 +876,16 @@ int pcf_run_job(const pcf_opts *o)
             for (size_t i = 0; i < np; i++)
                 nv += plan[i].destructive && !plan[i].skip && nv + 1 < c.size;
             vfd = calloc((size_t)c.size, sizeof *vfd);
+            gone_before = calloc((size_t)c.size, sizeof *gone_before);
+            ran = calloc((size_t)c.size, sizeof *ran);
+            if (!gone_before || !ran) {
+                free(vfd);
+                vfd = NULL;
+            }
             for (int r = 0; r < c.size && vfd; r++)
                 vfd[r] = -1;
             uint64_t acc_dl = pws_deadline_ms(20000);
-            for (int got = 0; got < nv && pws_now_usec() < acc_dl;) {
+            for (int got = 0; got < c.size - 1 && pws_now_usec() < acc_dl;) {
                 struct pollfd p = { .fd = sfd, .events = POLLIN };
                 if (poll(&p, 1, 200) <= 0)
                     continue;
@@ -788,8 +895,8 @@ int pcf_run_job(const pcf_opts *o)
                 char line[64];
                 int who = -1;
                 if (side_line(fd, line, sizeof line, pws_deadline_ms(5000)) == 1 &&
-                    sscanf(line, "ready %d", &who) == 1 && who > 0 && who < c.size &&
-                    vfd[who] < 0) {
+                    (sscanf(line, "ready %d", &who) == 1 || sscanf(line, "watch %d", &who) == 1) &&
+                    who > 0 && who < c.size && vfd[who] < 0) {
                     vfd[who] = fd;
                     got++;
                 } else {
@@ -854,6 +961,9 @@ int pcf_run_job(const pcf_opts *o)
                     }
                 }
                 unsigned tmo = e->c->timeout_ms ? e->c->timeout_ms : o->timeout_ms;
+                for (int r = 1; r < c.size; r++) /* ranks already gone are not this case's */
+                    if (vfd[r] >= 0 && side_gone(vfd[r]))
+                        gone_before[r] = true;
                 side_say(fd, "go\n");
                 char line[2 * OBS_LEN + 64];
                 int got = side_line(fd, line, sizeof line, pws_deadline_ms(tmo + 10000));
@@ -880,6 +990,22 @@ int pcf_run_job(const pcf_opts *o)
                                 v - 1);
                     obs_text(&c, obs, sizeof obs);
                 }
+                /* ERR-1 on several nodes: a server may end every rank of the
+                 * victim's node (Hydra's proxy does) and leave the job, rank
+                 * 0 with it, alive: the other ranks' side connections say
+                 * which ranks lived through the case.  After the victim died
+                 * they get a moment to go too (only a failing server waits). */
+                int ended = -1;
+                uint64_t gdl = got == 0 ? pws_deadline_ms(JOB_END_MS) : 0;
+                do {
+                    for (int r = 1; r < c.size && ended < 0; r++)
+                        if (r != v - 1 && vfd[r] >= 0 && !gone_before[r] && side_gone(vfd[r]))
+                            ended = r;
+                    if (ended < 0 && pws_now_usec() < gdl) {
+                        struct timespec ts = { 0, 50 * 1000000L };
+                        nanosleep(&ts, NULL);
+                    }
+                } while (ended < 0 && pws_now_usec() < gdl);
                 /* ERR-2: the other connections must still be served */
                 /* as long as a case may wait for an answer, at most 5 s */
                 pcf_ctx_begin_case(&c, e->c, "d", tmo < 5000 ? tmo : 5000);
@@ -892,11 +1018,41 @@ int pcf_run_job(const pcf_opts *o)
                     pmc_enc_begin(&q, PMC_WIRE_V2, "job-getid");
                     pcf_call(&c, &q, "job-getid-response", &m);
                 }
+                /* ERR-2 and CONN-3 on several nodes: a server may stop
+                 * serving the ranks beside the victim (a proxy that crashed
+                 * or stalls), not rank 0's: each other rank that has not
+                 * run a case of its own asks its own connection */
+                int stalled = -1;
+                char stalled_why[200] = "";
+                for (int r = 1; r < c.size && !c.observed && ended < 0 && stalled < 0; r++) {
+                    if (r == v - 1 || vfd[r] < 0 || gone_before[r] || ran[r])
+                        continue;
+                    /* as long as a case may wait for an answer, at most 5 s */
+                    char ans[200];
+                    unsigned ask_ms = tmo < 5000 ? tmo : 5000;
+                    snprintf(ans, sizeof ans, "ask %u\n", ask_ms);
+                    side_say(vfd[r], ans);
+                    int g = side_line(vfd[r], ans, sizeof ans, pws_deadline_ms(ask_ms + 3000));
+                    if (g == 1 && strcmp(ans, "served") == 0)
+                        continue;
+                    if (g == 0) {
+                        ended = r;
+                        break;
+                    }
+                    stalled = r;
+                    snprintf(stalled_why, sizeof stalled_why, "%s",
+                             g == 1 && strncmp(ans, "lost ", 5) == 0 ? ans + 5
+                                                                     : "it did not answer rank 0");
+                }
+                ran[v - 1] = true;
                 /* per-rank slots so the report names the victim's rank */
                 int victim = v - 1;
-                char none[2] = "-", o2[OBS_LEN];
-                char **slots = calloc((size_t)victim + 1, sizeof *slots);
-                for (int r = 0; slots && r <= victim; r++)
+                int nslots = (ended > victim ? ended : victim) + 1;
+                if (stalled >= nslots)
+                    nslots = stalled + 1;
+                char none[2] = "-", o2[OBS_LEN], o3[OBS_LEN];
+                char **slots = calloc((size_t)nslots, sizeof *slots);
+                for (int r = 0; slots && r < nslots; r++)
                     slots[r] = none;
                 if (c.observed && strcmp(c.obs.outcome, "closed") == 0) {
                     /* a server that ends the job closes this connection
@@ -918,9 +1074,47 @@ int pcf_run_job(const pcf_opts *o)
                     if (slots)
                         slots[0] = o2;
                 }
+                if (ended > 0) {
+                    /* graded as the job ending (the case's own table: ERR-1
+                     * for most); the rest of the launch's cases go on in a
+                     * new launch, as after a lost channel */
+                    pcf_ctx_begin_case(&c, e->c, "d", 1000);
+                    pcf_observe(&c, "job-killed",
+                                "rank %d (host %s) was ended while rank %d (host %s) ran the "
+                                "case: the server ended a process other than the sender",
+                                ended, pcf_host_of(&c, ended), victim, pcf_host_of(&c, victim));
+                    obs_text(&c, o3, sizeof o3);
+                    if (slots)
+                        slots[ended] = o3;
+                    if (!lost) {
+                        lost = true;
+                        lost_after = e->c->id;
+                        snprintf(err, sizeof err, "rank %d was ended during %s", ended,
+                                 e->c->id);
+                    }
+                }
+                if (stalled > 0) {
+                    char o4[OBS_LEN];
+                    pcf_ctx_begin_case(&c, e->c, "d", 1000);
+                    pcf_observe(&c, "others-affected",
+                                "after the case, rank %d's own connection (host %s; the victim, "
+                                "rank %d, on %s) failed: %s", stalled, pcf_host_of(&c, stalled),
+                                victim, pcf_host_of(&c, victim), stalled_why);
+                    obs_text(&c, o4, sizeof o4);
+                    if (slots)
+                        slots[stalled] = strdup(o4);
+                    if (!lost) {
+                        lost = true;
+                        lost_after = e->c->id;
+                        snprintf(err, sizeof err, "rank %d's own connection failed during %s",
+                                 stalled, e->c->id);
+                    }
+                }
                 if (slots) {
                     slots[victim] = obs;
-                    aggregate(&rs, e, slots, victim + 1, us, resf, 0);
+                    aggregate(&rs, e, slots, nslots, us, resf, 0);
+                    if (stalled > 0 && slots[stalled] != none)
+                        free(slots[stalled]);
                     free(slots);
                 } else {
                     aggregate(&rs, e, one, 1, us, resf, 0);
@@ -1015,12 +1209,16 @@ int pcf_run_job(const pcf_opts *o)
             }
         free(vfd);
     }
+    free(gone_before);
+    free(ran);
     for (int r = 0; r < c.size; r++)
         free(vals[r]);
     free(vals);
     free(plan);
     pws_close(c.s);
     pmc_decoder_free(c.scratch);
+    free(c.node);
+    free(c.host);
     free(c.hs.init_raw);
     free(c.hs.fullinit_raw);
     free(c.hs.maxes_raw);

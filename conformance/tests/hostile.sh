@@ -45,7 +45,7 @@ EOF
         launch="$mock -n {n} --timeout 100 --script $work/script.trace --" ;;
     garbage)
         script <<'EOF'
-@server nth=9 * -> before raw "garbage\x00garbage;;;=\n"
+@server nth=12 * -> before raw "garbage\x00garbage;;;=\n"
 EOF
         launch="$mock -n {n} --timeout 100 --script $work/script.trace --" ;;
     wrong-thrid)

@@ -1,5 +1,6 @@
 /* Starting, watching and stopping the ranks of a job. */
 #include "launch.h"
+#include "nodes.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -195,6 +196,7 @@ static void child_setup(launcher *L, pms_job *j, int rank, int pmifd, const char
         unsetenv("MPI_LOCALNRANKS");
         unsetenv("MPI_LOCALRANKID");
     }
+    node_identity(node, L->o.nodes);
     if (pms_job_count(L->srv) && pms_job_at(L->srv, 0) != j)
         setenv("PMI_SPAWNED", "1", 1);
     else

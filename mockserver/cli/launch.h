@@ -24,6 +24,7 @@ typedef struct launch_opts {
     char **pm_env;       /* KEY=VALUE the launcher itself adds (PMI_SOCKTYPE, ...),
                           * applied after the hook's edits */
     hooks *hooks;        /* rank-exit hook; NULL: none */
+    int nodes;           /* --nodes: emulated nodes, each a host of its own (nodes.c) */
 } launch_opts;
 
 typedef struct launch_proc {

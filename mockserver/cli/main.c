@@ -47,7 +47,9 @@ static void usage(FILE *f)
           "\n"
           "options:\n"
           "  -n, --np N              ranks in the job (required)\n"
-          "      --nodes K           simulate K nodes (default 1)\n"
+          "      --nodes K           simulate K nodes (default 1); with K > 1 each node's\n"
+          "                          ranks run under host name pmi-mock-node<k> (a UTS\n"
+          "                          namespace each; unprivileged: PMI2_CONFORM_HOST set)\n"
           "      --map block|cyclic  how ranks are placed on nodes (default block)\n"
           "      --persona NAME      strict (SPEC.md, default), hydra-4.0, hydra-4.1, slurm;\n"
           "                          pmi1 (strict, PMI-1 only: refuses 2.0 as INIT-8 says, no\n"
@@ -397,6 +399,7 @@ int main(int argc, char **argv)
             goto out;
         }
     lo.pm_env = pm_env;
+    lo.nodes = cfg.nodes;
     lo.hooks = &H;
 
     srv = pms_server_new(&cfg);

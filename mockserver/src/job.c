@@ -496,6 +496,10 @@ static bool same_group(const pms_wait *a, const pms_wait *b)
 {
     if (!a->group || !b->group)
         return !a->group && !b->group;
+    /* "NODE:<tag>" is one group per node: the same text on two nodes names
+     * two barriers (--nodes K) */
+    if (strncmp(a->group, "NODE", 4) == 0 && a->node != b->node)
+        return false;
     return strcmp(a->group, b->group) == 0;
 }
 
