@@ -227,6 +227,81 @@ static void run_resync(pcf_ctx *c)
     pcf_observe(c, "ok", "every call after the stray line got its own answer");
 }
 
+/* ---------------------------------------------------------------- ERR-14, VAL-5, BOOL-2 (PMI-2) */
+
+/* A kvs-get-response-like frame NAME with rc=RC, found=FOUND and the value
+ * "forged", written unasked before the answer to the program's first
+ * kvs-get (PMI2_KVS_Get of its own key: np=1, the value v0). */
+static const pcf_crun *forged_before_get(pcf_ctx *c, const char *name, const char *rcv,
+                                         const char *found)
+{
+    pmc_enc e;
+    size_t n = 0;
+    pmc_enc_begin(&e, PMC_WIRE_V2, name);
+    pmc_enc_str(&e, "rc", rcv);
+    pmc_enc_str(&e, "found", found);
+    pmc_enc_str(&e, "value", "forged");
+    const char *p = pcf_cencode(&e, &n);
+    if (!p) {
+        pcf_observe(c, "harness-error", "cannot encode cmd=%s", name);
+        return NULL;
+    }
+    return run1(c, NULL, NULL, 1,
+                (pms_fault){ .kind = PMS_FAULT_UNSOLICITED, .rank = -1, .cmd = "kvs-get",
+                             .nth = 1, .data = p, .len = n });
+}
+
+static void run_v2_name_prefix(pcf_ctx *c)
+{
+    const pcf_crun *r = forged_before_get(c, "kvs-get-responsex", "0", "TRUE");
+    long rc;
+    if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
+        return;
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "forged"))
+        pcf_observe(c, "prefix", "PMI2_KVS_Get rc=0 returned \"forged\", the value of "
+                    "cmd=kvs-get-responsex: the response name compared as a prefix");
+    else
+        pcf_observe(c, "ok", "cmd=kvs-get-responsex was not taken for kvs-get-response "
+                    "(PMI2_KVS_Get rc=%ld%s)", rc,
+                    rc == 0 ? ", the value the server stored" : "");
+}
+
+static void run_rc_malformed(pcf_ctx *c)
+{
+    const pcf_crun *r = forged_before_get(c, "kvs-get-response", "abc", "TRUE");
+    long rc;
+    if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
+        return;
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "forged"))
+        pcf_observe(c, "atoi", "PMI2_KVS_Get rc=0 returned \"forged\", the value of the "
+                    "kvs-get-response with rc=abc: rc=abc read as 0, the way atoi() reads it");
+    else
+        pcf_observe(c, "ok", "rc=abc was not read as success (PMI2_KVS_Get rc=%ld%s)", rc,
+                    rc == 0 ? ", the value the server stored" : "");
+}
+
+static void run_bool_case(pcf_ctx *c)
+{
+    /* SPEC.md's server, but every boolean it writes is in lower case */
+    const pcf_crun *r = run1(c, "mutant:v2-bool-lower", NULL, 1, (pms_fault){ 0 });
+    long rc;
+    if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
+        return;
+    if (rc != 0 || !pcf_chex_is(r, 0, "PMI2_KVS_Get", "v0")) {
+        pcf_observe(c, "misread", "kvs-get-response rc=0;found=true;value=v0: PMI2_KVS_Get "
+                    "rc=%ld%s", rc,
+                    rc == 0 ? " with another value" : " (found=true read as not found)");
+        return;
+    }
+    long r2;
+    if (pcf_crc(r, 0, "PMI2_KVS_Get:missing", &r2) && r2 == 0) {
+        pcf_observe(c, "misread", "kvs-get-response rc=0;found=false: PMI2_KVS_Get of a key "
+                    "nobody put returned rc=0");
+        return;
+    }
+    pcf_observe(c, "ok", "found=true read as found (the value v0), found=false as a miss");
+}
+
 /* ---------------------------------------------------------------- ABORT-9 */
 
 static void run_abort_null(pcf_ctx *c)
@@ -451,6 +526,22 @@ static const pcf_ccase cases[] = {
          "a second universe_size answer, read during the next call",
          "every later call gets its own answer (the one that read the stray may fail)",
          run_resync, HANG, NOREQ),
+    CASE("client/fault/response-name-prefix", "ERR-14", V2D,
+         "cmd=kvs-get-responsex (rc=0, found=TRUE, value=forged) before the answer to kvs-get",
+         "kvs-get-responsex is not taken for kvs-get-response: PMI2_KVS_Get never returns "
+         "\"forged\"", run_v2_name_prefix),
+    CASE("client/fault/rc-malformed", "VAL-5", V2D,
+         "kvs-get-response rc=abc (found=TRUE, value=forged) before the real answer",
+         "rc=abc is not read as success: PMI2_KVS_Get never returns \"forged\"",
+         run_rc_malformed,
+         { "atoi", PCF_NON_STRICT, "VAL-5", "rc=abc read as 0 (VAL-5 is a SHOULD; RC-4 names "
+           "only integers)" }),
+    CASE("client/api/bool-case", "BOOL-2", V2D,
+         "a server that writes its booleans in lower case (found=true, found=false)",
+         "found=true is a hit (PMI2_KVS_Get returns the value), found=false a miss",
+         run_bool_case,
+         { "init-failed", PCF_FAIL, "BOOL-2", "PMI2_Init failed on a fullinit-response whose "
+           "booleans (debugged, pmiverbose) are in lower case" }),
     CASE("client/api/abort-null", "ABORT-9", DRV, "the abort call without a message (NULL)",
          "an abort request is sent; no crash", run_abort_null,
          { "crashed", PCF_FAIL, NULL, "the process died in the abort call" }),
