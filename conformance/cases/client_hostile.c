@@ -108,6 +108,34 @@ static void run_value_unrepresentable(pcf_ctx *c)
                 "put/barrier/get went on", a, s);
 }
 
+/* ---------------------------------------------------------------- KEY-1 (PMI-1) */
+
+static void run_key_space(pcf_ctx *c)
+{
+    /* the values script's PMI_KVS_Put of the key "pcf ks" */
+    const pcf_crun *r = pcf_client_run(c, &(pcf_cspec){ .script = "values" });
+    if (!r || pcf_clacks(c, r, "PMI_KVS_Put:keyspace"))
+        return;
+    char b[300];
+    for (size_t i = 0; i < r->nreq; i++) {
+        const pcf_creq *q = &r->req[i];
+        pmc_msg m;
+        pmc_slice k;
+        if (strcmp(q->name, "put") || pcf_creq_msg(c, q, &m) || !pmc_msg_get(&m, "key", &k))
+            continue;
+        /* "key=pcf ks" reads as the key pcf and a bare word ks */
+        if (pmc_slice_eq(k, "pcf ks") || pmc_slice_eq(k, "pcf")) {
+            pcf_observe(c, "sent-as-is", "rank %d: PMI_KVS_Put of the key \"pcf ks\" was sent "
+                        "as it is: %s", q->rank, pcf_cshow(q->raw, q->len, b, sizeof b));
+            return;
+        }
+    }
+    long rc;
+    if (rc_of(c, r, 0, "PMI_KVS_Put:keyspace", &rc))
+        return;
+    pcf_observe(c, "ok", "no line carried the key \"pcf ks\" (PMI_KVS_Put rc=%ld)", rc);
+}
+
 /* ---------------------------------------------------------------- LIMIT-12 */
 
 enum { SMALL_VALLEN = 256 };
@@ -145,6 +173,39 @@ static void run_vallen_max(pcf_ctx *c)
     }
     pcf_observe(c, "ok", "no value of vallen_max bytes or more sent; the 300-byte put failed "
                 "(rc=%ld)", rc);
+}
+
+/* ---------------------------------------------------------------- V1CMD-29 */
+
+static void run_value_max_back(pcf_ctx *c)
+{
+    /* the default server: vallen_max=1024, so 1023 bytes fit (LIMIT-4) */
+    const pcf_crun *r = pcf_client_run(c, &(pcf_cspec){ .script = "limits", .np = 1 });
+    long rc, put;
+    char len[16] = "", same[8] = "", mx[16] = "";
+    if (!r || rc_of(c, r, 0, "PMI_KVS_Put:fits", &put))
+        return;
+    pcf_cfield(r, 0, "PMI_KVS_Get_value_length_max", "max", mx, sizeof mx);
+    if (put != 0) {
+        pcf_observe(c, "not-stored", "PMI_KVS_Put of vallen_max-1 bytes (vallen_max %s) failed "
+                    "(rc=%ld): nothing to read back", mx, put);
+        return;
+    }
+    if (rc_of(c, r, 0, "PMI_KVS_Get:fits", &rc))
+        return;
+    pcf_cfield(r, 0, "PMI_KVS_Get:fits", "len", len, sizeof len);
+    pcf_cfield(r, 0, "PMI_KVS_Get:fits", "same", same, sizeof same);
+    if (rc == 0 && atoi(same) != 1) {
+        pcf_observe(c, "truncated", "PMI_KVS_Get rc=0 of the value of vallen_max-1 bytes "
+                    "(vallen_max %s) it had put returned %s bytes, not that value", mx, len);
+        return;
+    }
+    if (rc == 0)
+        pcf_observe(c, "ok", "the value of vallen_max-1 bytes (vallen_max %s) came back whole "
+                    "(%s bytes)", mx, len);
+    else
+        pcf_observe(c, "ok", "the get of the value of vallen_max-1 bytes (vallen_max %s) failed "
+                    "(rc=%ld): no cut value passed off as the value", mx, rc);
 }
 
 /* ---------------------------------------------------------------- ERR-14, ERR-19 */
@@ -515,10 +576,17 @@ static const pcf_ccase cases[] = {
          "the client goes on with 1.1", run_subversion),
     CASE("client/pmi1/value-unrepresentable", "V1-9", V1D,
          "PMI_KVS_Put of a value with a space, and with an LF before a command",
-         "neither sent as it is (refused or encoded); the next put/barrier/get works",
+         "neither value sent as it is (refused or encoded); the next put/barrier/get works",
          run_value_unrepresentable),
+    CASE("client/pmi1/key-space", "KEY-1", V1D, "PMI_KVS_Put of the key \"pcf ks\"",
+         "no line carries that key (the call fails)", run_key_space),
     CASE("client/pmi1/vallen-max", "LIMIT-12", V1D, "a server that announces vallen_max=256",
          "no value of 256 bytes or more sent; PMI_KVS_Put of 300 bytes fails", run_vallen_max),
+    CASE("client/pmi1/value-max-back", "V1CMD-29", V1D,
+         "PMI_KVS_Put of vallen_max-1 bytes (1023 under the default server), then PMI_KVS_Get",
+         "the value comes back whole, or the get fails: never rc=0 with a cut value",
+         run_value_max_back,
+         { "not-stored", PCF_INFO, NULL, "the client refused a value the server's maxes allow" }),
     CASE("client/pmi1/response-name-prefix", "ERR-14", V1D,
          "cmd=universe_sizeX before the answer to get_universe_size",
          "universe_sizeX is not taken for universe_size", run_name_prefix, NOREQ),

@@ -28,10 +28,10 @@
  * NON-STRICT that the "none" reference does not give): 115 of 115 caught
  * in results/mutation-client (2026-11-27), the twelve of issue 21 (what a
  * real library got wrong) and the three of the client-mode audit
- * (flag-ignored, len-atoi-reader, no-resync) included; name-prefix, rc-atoi
- * and bool-lower-misread (what a client written from SPEC.md alone got
- * wrong, tests/peers/README.md) were added after that run and are caught by
- * the cases added with them.  FINALIZE-2's two
+ * (flag-ignored, len-atoi-reader, no-resync) included.  name-prefix,
+ * rc-atoi, bool-lower-misread, v1-value-truncated and v1-key-space (what a
+ * client written from SPEC.md alone got wrong, tests/peers/README.md) came
+ * after that run; the cases added with them catch them.  FINALIZE-2's two
  * are seen because the case runs the client under a server that reads on
  * after finalize.
  *
@@ -91,7 +91,7 @@ typedef enum {
     /* what the client-mode audit found the cases could not see */
     M_FLAG_IGNORED, M_LEN_ATOI_READER, M_NO_RESYNC,
     /* what a client written from SPEC.md alone got wrong (tests/peers) */
-    M_NAME_PREFIX, M_RC_ATOI,
+    M_NAME_PREFIX, M_RC_ATOI, M_V1_VALUE_TRUNCATED, M_V1_KEY_SPACE,
 } mid;
 
 typedef struct {
@@ -323,6 +323,10 @@ static const mutant mutants[] = {
       "an rc that is not an integer (rc=abc) read with atoi: success" },
     { "bool-lower-misread", "BOOL-2", "pmi2", M_BOOL_LOWER_MISREAD, RSP,
       "booleans compared with TRUE exactly: found=true read as FALSE" },
+    { "v1-value-truncated", "V1CMD-29", "pmi1", M_V1_VALUE_TRUNCATED, RSP,
+      "get_result values cut to 998 bytes, rc=0 (a line read into a fixed buffer)" },
+    { "v1-key-space", "KEY-1", "pmi1", M_V1_KEY_SPACE, REQ,
+      "put keys sent as they are, with a space (pcf-k0 sent as \"pcf k0\")" },
     /* (libpmiclient's PMI-2 calls see the end of stream before they write:
      * a PMI-2 twin would never act) */
     { "v1-sigpipe", "ERR-20", "pmi1", M_SIGPIPE, 0,
@@ -1161,6 +1165,16 @@ static void on_request(const pmc_msg *m)
         o = n2;
         break;
     }
+    case M_V1_KEY_SPACE: {
+        /* the key's first '-' turned into a space, sent as it is */
+        if (!v1 || strcmp(c, "put") || x_idx(&x, "key") < 0)
+            goto raw;
+        x_encode(&x, NULL, &o);
+        char *at = memmem(o.b, o.n, " key=pcf-", 9);
+        if (at)
+            at[8] = ' ';
+        break;
+    }
     case M_V1_LONG_LINE: {
         if (!v1 || strcmp(c, "put"))
             goto raw;
@@ -1569,6 +1583,14 @@ static bool response_hook(const pmc_msg *m, xmsg *x)
             return false;
         x->p[i].vl = 255;
         x->p[i].v[255] = 0;
+        break;
+    }
+    case M_V1_VALUE_TRUNCATED: {
+        int i = x_idx(x, "value");
+        if (!v1 || strcmp(c, "get_result") || i < 0 || x->p[i].vl <= 998)
+            return false;
+        x->p[i].vl = 998;
+        x->p[i].v[998] = 0;
         break;
     }
     case M_V1_RC_REQUIRED:
