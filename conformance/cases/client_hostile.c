@@ -108,6 +108,34 @@ static void run_value_unrepresentable(pcf_ctx *c)
                 "put/barrier/get went on", a, s);
 }
 
+/* ---------------------------------------------------------------- KEY-1 (PMI-1) */
+
+static void run_key_space(pcf_ctx *c)
+{
+    /* the values script's PMI_KVS_Put of the key "pcf ks" */
+    const pcf_crun *r = pcf_client_run(c, &(pcf_cspec){ .script = "values" });
+    if (!r || pcf_clacks(c, r, "PMI_KVS_Put:keyspace"))
+        return;
+    char b[300];
+    for (size_t i = 0; i < r->nreq; i++) {
+        const pcf_creq *q = &r->req[i];
+        pmc_msg m;
+        pmc_slice k;
+        if (strcmp(q->name, "put") || pcf_creq_msg(c, q, &m) || !pmc_msg_get(&m, "key", &k))
+            continue;
+        /* "key=pcf ks" reads as the key pcf and a bare word ks */
+        if (pmc_slice_eq(k, "pcf ks") || pmc_slice_eq(k, "pcf")) {
+            pcf_observe(c, "sent-as-is", "rank %d: PMI_KVS_Put of the key \"pcf ks\" was sent "
+                        "as it is: %s", q->rank, pcf_cshow(q->raw, q->len, b, sizeof b));
+            return;
+        }
+    }
+    long rc;
+    if (rc_of(c, r, 0, "PMI_KVS_Put:keyspace", &rc))
+        return;
+    pcf_observe(c, "ok", "no line carried the key \"pcf ks\" (PMI_KVS_Put rc=%ld)", rc);
+}
+
 /* ---------------------------------------------------------------- LIMIT-12 */
 
 enum { SMALL_VALLEN = 256 };
@@ -145,6 +173,39 @@ static void run_vallen_max(pcf_ctx *c)
     }
     pcf_observe(c, "ok", "no value of vallen_max bytes or more sent; the 300-byte put failed "
                 "(rc=%ld)", rc);
+}
+
+/* ---------------------------------------------------------------- V1CMD-29 */
+
+static void run_value_max_back(pcf_ctx *c)
+{
+    /* the default server: vallen_max=1024, so 1023 bytes fit (LIMIT-4) */
+    const pcf_crun *r = pcf_client_run(c, &(pcf_cspec){ .script = "limits", .np = 1 });
+    long rc, put;
+    char len[16] = "", same[8] = "", mx[16] = "";
+    if (!r || rc_of(c, r, 0, "PMI_KVS_Put:fits", &put))
+        return;
+    pcf_cfield(r, 0, "PMI_KVS_Get_value_length_max", "max", mx, sizeof mx);
+    if (put != 0) {
+        pcf_observe(c, "not-stored", "PMI_KVS_Put of vallen_max-1 bytes (vallen_max %s) failed "
+                    "(rc=%ld): nothing to read back", mx, put);
+        return;
+    }
+    if (rc_of(c, r, 0, "PMI_KVS_Get:fits", &rc))
+        return;
+    pcf_cfield(r, 0, "PMI_KVS_Get:fits", "len", len, sizeof len);
+    pcf_cfield(r, 0, "PMI_KVS_Get:fits", "same", same, sizeof same);
+    if (rc == 0 && atoi(same) != 1) {
+        pcf_observe(c, "truncated", "PMI_KVS_Get rc=0 of the value of vallen_max-1 bytes "
+                    "(vallen_max %s) it had put returned %s bytes, not that value", mx, len);
+        return;
+    }
+    if (rc == 0)
+        pcf_observe(c, "ok", "the value of vallen_max-1 bytes (vallen_max %s) came back whole "
+                    "(%s bytes)", mx, len);
+    else
+        pcf_observe(c, "ok", "the get of the value of vallen_max-1 bytes (vallen_max %s) failed "
+                    "(rc=%ld): no cut value passed off as the value", mx, rc);
 }
 
 /* ---------------------------------------------------------------- ERR-14, ERR-19 */
@@ -225,6 +286,81 @@ static void run_resync(pcf_ctx *c)
         }
     }
     pcf_observe(c, "ok", "every call after the stray line got its own answer");
+}
+
+/* ---------------------------------------------------------------- ERR-14, VAL-5, BOOL-2 (PMI-2) */
+
+/* A kvs-get-response-like frame NAME with rc=RC, found=FOUND and the value
+ * "forged", written unasked before the answer to the program's first
+ * kvs-get (PMI2_KVS_Get of its own key: np=1, the value v0). */
+static const pcf_crun *forged_before_get(pcf_ctx *c, const char *name, const char *rcv,
+                                         const char *found)
+{
+    pmc_enc e;
+    size_t n = 0;
+    pmc_enc_begin(&e, PMC_WIRE_V2, name);
+    pmc_enc_str(&e, "rc", rcv);
+    pmc_enc_str(&e, "found", found);
+    pmc_enc_str(&e, "value", "forged");
+    const char *p = pcf_cencode(&e, &n);
+    if (!p) {
+        pcf_observe(c, "harness-error", "cannot encode cmd=%s", name);
+        return NULL;
+    }
+    return run1(c, NULL, NULL, 1,
+                (pms_fault){ .kind = PMS_FAULT_UNSOLICITED, .rank = -1, .cmd = "kvs-get",
+                             .nth = 1, .data = p, .len = n });
+}
+
+static void run_v2_name_prefix(pcf_ctx *c)
+{
+    const pcf_crun *r = forged_before_get(c, "kvs-get-responsex", "0", "TRUE");
+    long rc;
+    if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
+        return;
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "forged"))
+        pcf_observe(c, "prefix", "PMI2_KVS_Get rc=0 returned \"forged\", the value of "
+                    "cmd=kvs-get-responsex: the response name compared as a prefix");
+    else
+        pcf_observe(c, "ok", "cmd=kvs-get-responsex was not taken for kvs-get-response "
+                    "(PMI2_KVS_Get rc=%ld%s)", rc,
+                    rc == 0 ? ", the value the server stored" : "");
+}
+
+static void run_rc_malformed(pcf_ctx *c)
+{
+    const pcf_crun *r = forged_before_get(c, "kvs-get-response", "abc", "TRUE");
+    long rc;
+    if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
+        return;
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "forged"))
+        pcf_observe(c, "atoi", "PMI2_KVS_Get rc=0 returned \"forged\", the value of the "
+                    "kvs-get-response with rc=abc: rc=abc read as 0, the way atoi() reads it");
+    else
+        pcf_observe(c, "ok", "rc=abc was not read as success (PMI2_KVS_Get rc=%ld%s)", rc,
+                    rc == 0 ? ", the value the server stored" : "");
+}
+
+static void run_bool_case(pcf_ctx *c)
+{
+    /* SPEC.md's server, but every boolean it writes is in lower case */
+    const pcf_crun *r = run1(c, "mutant:v2-bool-lower", NULL, 1, (pms_fault){ 0 });
+    long rc;
+    if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
+        return;
+    if (rc != 0 || !pcf_chex_is(r, 0, "PMI2_KVS_Get", "v0")) {
+        pcf_observe(c, "misread", "kvs-get-response rc=0;found=true;value=v0: PMI2_KVS_Get "
+                    "rc=%ld%s", rc,
+                    rc == 0 ? " with another value" : " (found=true read as not found)");
+        return;
+    }
+    long r2;
+    if (pcf_crc(r, 0, "PMI2_KVS_Get:missing", &r2) && r2 == 0) {
+        pcf_observe(c, "misread", "kvs-get-response rc=0;found=false: PMI2_KVS_Get of a key "
+                    "nobody put returned rc=0");
+        return;
+    }
+    pcf_observe(c, "ok", "found=true read as found (the value v0), found=false as a miss");
 }
 
 /* ---------------------------------------------------------------- ABORT-9 */
@@ -440,10 +576,17 @@ static const pcf_ccase cases[] = {
          "the client goes on with 1.1", run_subversion),
     CASE("client/pmi1/value-unrepresentable", "V1-9", V1D,
          "PMI_KVS_Put of a value with a space, and with an LF before a command",
-         "neither sent as it is (refused or encoded); the next put/barrier/get works",
+         "neither value sent as it is (refused or encoded); the next put/barrier/get works",
          run_value_unrepresentable),
+    CASE("client/pmi1/key-space", "KEY-1", V1D, "PMI_KVS_Put of the key \"pcf ks\"",
+         "no line carries that key (the call fails)", run_key_space),
     CASE("client/pmi1/vallen-max", "LIMIT-12", V1D, "a server that announces vallen_max=256",
          "no value of 256 bytes or more sent; PMI_KVS_Put of 300 bytes fails", run_vallen_max),
+    CASE("client/pmi1/value-max-back", "V1CMD-29", V1D,
+         "PMI_KVS_Put of vallen_max-1 bytes (1023 under the default server), then PMI_KVS_Get",
+         "the value comes back whole, or the get fails: never rc=0 with a cut value",
+         run_value_max_back,
+         { "not-stored", PCF_INFO, NULL, "the client refused a value the server's maxes allow" }),
     CASE("client/pmi1/response-name-prefix", "ERR-14", V1D,
          "cmd=universe_sizeX before the answer to get_universe_size",
          "universe_sizeX is not taken for universe_size", run_name_prefix, NOREQ),
@@ -451,6 +594,22 @@ static const pcf_ccase cases[] = {
          "a second universe_size answer, read during the next call",
          "every later call gets its own answer (the one that read the stray may fail)",
          run_resync, HANG, NOREQ),
+    CASE("client/fault/response-name-prefix", "ERR-14", V2D,
+         "cmd=kvs-get-responsex (rc=0, found=TRUE, value=forged) before the answer to kvs-get",
+         "kvs-get-responsex is not taken for kvs-get-response: PMI2_KVS_Get never returns "
+         "\"forged\"", run_v2_name_prefix),
+    CASE("client/fault/rc-malformed", "VAL-5", V2D,
+         "kvs-get-response rc=abc (found=TRUE, value=forged) before the real answer",
+         "rc=abc is not read as success: PMI2_KVS_Get never returns \"forged\"",
+         run_rc_malformed,
+         { "atoi", PCF_NON_STRICT, "VAL-5", "rc=abc read as 0 (VAL-5 is a SHOULD; RC-4 names "
+           "only integers)" }),
+    CASE("client/api/bool-case", "BOOL-2", V2D,
+         "a server that writes its booleans in lower case (found=true, found=false)",
+         "found=true is a hit (PMI2_KVS_Get returns the value), found=false a miss",
+         run_bool_case,
+         { "init-failed", PCF_FAIL, "BOOL-2", "PMI2_Init failed on a fullinit-response whose "
+           "booleans (debugged, pmiverbose) are in lower case" }),
     CASE("client/api/abort-null", "ABORT-9", DRV, "the abort call without a message (NULL)",
          "an abort request is sent; no crash", run_abort_null,
          { "crashed", PCF_FAIL, NULL, "the process died in the abort call" }),

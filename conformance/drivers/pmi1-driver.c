@@ -7,8 +7,10 @@
  *   abort-null  PMI_Abort without a message (NULL)
  *   init    Init and Finalize only
  *   values  PMI_KVS_Put of values a line cannot carry (a space; an LF
- *           followed by a command), then put, barrier, get as usual
- *   limits  PMI_KVS_Put of values of vallen_max-1, vallen_max and 300 bytes
+ *           followed by a command) and of a key with a space, then put,
+ *           barrier, get as usual
+ *   limits  PMI_KVS_Put of values of vallen_max-1, vallen_max and 300 bytes;
+ *           commit, barrier, PMI_KVS_Get of the first (len=, same=1 when whole)
  *   clique  PMI_Get_clique_size and every rank PMI_Get_clique_ranks returns
  *
  * Output: one line per call, "pcf <call> rc=<int> [name=value ...]", strings
@@ -192,6 +194,8 @@ static void script_values(int rank, int size)
     snprintf(inj, sizeof inj, "x\ncmd=put kvsname=%s key=pcf-injected value=1", kvs);
     SAY("PMI_KVS_Put:newline", PMI_KVS_Put, (kvs, "pcf-nl", inj), NULL);
     SAY("PMI_KVS_Put:space", PMI_KVS_Put, (kvs, "pcf-sp", "a b"), NULL);
+    /* KEY-1: nor can a key with a space (and no sender may use one) */
+    SAY("PMI_KVS_Put:keyspace", PMI_KVS_Put, (kvs, "pcf ks", "1"), NULL);
     roundtrip(kvs, rank, size);
 }
 
@@ -217,6 +221,18 @@ static void script_limits(void)
     v[vmax] = 'v';
     v[300] = 0;
     SAY("PMI_KVS_Put:300", PMI_KVS_Put, (kvs, "pcf-300", v), "len=300");
+    /* V1CMD-29: the vallen_max-1 bytes read back whole, or the get fails */
+    SAY("PMI_KVS_Commit", PMI_KVS_Commit, (kvs), NULL);
+    SAY("PMI_Barrier", PMI_Barrier, (), NULL);
+    char *got = calloc((size_t)vmax + 301, 1);
+    if (got && !LACKS("PMI_KVS_Get:fits", PMI_KVS_Get)) {
+        memset(v, 'v', (size_t)vmax - 1);
+        v[vmax - 1] = 0;
+        int rc = PMI_KVS_Get(kvs, "pcf-fits", got, vmax + 300);
+        size_t n = rc == PMI_SUCCESS ? strnlen(got, (size_t)vmax + 300) : 0;
+        say("PMI_KVS_Get:fits", rc, "len=%zu same=%d", n, rc == PMI_SUCCESS && !strcmp(got, v));
+    }
+    free(got);
     free(v);
 }
 

@@ -28,7 +28,10 @@
  * NON-STRICT that the "none" reference does not give): 115 of 115 caught
  * in results/mutation-client (2026-11-27), the twelve of issue 21 (what a
  * real library got wrong) and the three of the client-mode audit
- * (flag-ignored, len-atoi-reader, no-resync) included.  FINALIZE-2's two
+ * (flag-ignored, len-atoi-reader, no-resync) included.  name-prefix,
+ * rc-atoi, bool-lower-misread, v1-value-truncated and v1-key-space (what a
+ * client written from SPEC.md alone got wrong, tests/peers/README.md) came
+ * after that run; the cases added with them catch them.  FINALIZE-2's two
  * are seen because the case runs the client under a server that reads on
  * after finalize.
  *
@@ -87,6 +90,8 @@ typedef enum {
     M_V1_ONLY_11,
     /* what the client-mode audit found the cases could not see */
     M_FLAG_IGNORED, M_LEN_ATOI_READER, M_NO_RESYNC,
+    /* what a client written from SPEC.md alone got wrong (tests/peers) */
+    M_NAME_PREFIX, M_RC_ATOI, M_V1_VALUE_TRUNCATED, M_V1_KEY_SPACE,
 } mid;
 
 typedef struct {
@@ -218,7 +223,7 @@ static const mutant mutants[] = {
       "kvs-get values cut to 255 bytes, rc=0 (silent truncation taken as success)" },
     /* ---- PMI-2: responses in the forms a receiver must (or should) accept.
      * Not listed yet: key-chars-rejected (KEY-2), unknown-key-rejected (PAIR-5),
-     * bool-lower-misread (BOOL-3), junk-rejected (BODY-6), bare-rejected (BODY-9)
+     * junk-rejected (BODY-6), bare-rejected (BODY-9)
      * and thrid-first-only (THRID-8) are implemented below (M_*), but their
      * cases need the mock server's v2-* mutant personas in parallel runs, whose
      * response rewriting (mockserver/src/mutants_v2.c) keeps its state in
@@ -311,6 +316,17 @@ static const mutant mutants[] = {
       "a length field read with atoi: \"   +51\" taken as 51, the frame used" },
     { "no-resync", "ERR-19", "pmi2", M_NO_RESYNC, REQ | RSP,
       "after an unexpected response every answer goes to the call after the one it answers" },
+    /* ---- what the newcomer's client (tests/peers) got wrong that no case saw */
+    { "name-prefix", "ERR-14", "pmi2", M_NAME_PREFIX, RSP,
+      "a response whose name extends a known one (kvs-get-responsex) taken for it" },
+    { "rc-atoi", "VAL-5", "pmi2", M_RC_ATOI, RSP,
+      "an rc that is not an integer (rc=abc) read with atoi: success" },
+    { "bool-lower-misread", "BOOL-2", "pmi2", M_BOOL_LOWER_MISREAD, RSP,
+      "booleans compared with TRUE exactly: found=true read as FALSE" },
+    { "v1-value-truncated", "V1CMD-29", "pmi1", M_V1_VALUE_TRUNCATED, RSP,
+      "get_result values cut to 998 bytes, rc=0 (a line read into a fixed buffer)" },
+    { "v1-key-space", "KEY-1", "pmi1", M_V1_KEY_SPACE, REQ,
+      "put keys sent as they are, with a space (pcf-k0 sent as \"pcf k0\")" },
     /* (libpmiclient's PMI-2 calls see the end of stream before they write:
      * a PMI-2 twin would never act) */
     { "v1-sigpipe", "ERR-20", "pmi1", M_SIGPIPE, 0,
@@ -1149,6 +1165,16 @@ static void on_request(const pmc_msg *m)
         o = n2;
         break;
     }
+    case M_V1_KEY_SPACE: {
+        /* the key's first '-' turned into a space, sent as it is */
+        if (!v1 || strcmp(c, "put") || x_idx(&x, "key") < 0)
+            goto raw;
+        x_encode(&x, NULL, &o);
+        char *at = memmem(o.b, o.n, " key=pcf-", 9);
+        if (at)
+            at[8] = ' ';
+        break;
+    }
     case M_V1_LONG_LINE: {
         if (!v1 || strcmp(c, "put"))
             goto raw;
@@ -1559,6 +1585,14 @@ static bool response_hook(const pmc_msg *m, xmsg *x)
         x->p[i].v[255] = 0;
         break;
     }
+    case M_V1_VALUE_TRUNCATED: {
+        int i = x_idx(x, "value");
+        if (!v1 || strcmp(c, "get_result") || i < 0 || x->p[i].vl <= 998)
+            return false;
+        x->p[i].vl = 998;
+        x->p[i].v[998] = 0;
+        break;
+    }
     case M_V1_RC_REQUIRED:
         if (!v1 || has || !strcmp(c, "response_to_init"))
             return false;
@@ -1677,19 +1711,33 @@ static bool response_hook(const pmc_msg *m, xmsg *x)
         x_set(x, "vallen_max", "1024", 4);
         break;
     }
-    case M_V1_NAME_PREFIX: {
+    case M_V1_NAME_PREFIX:
+    case M_NAME_PREFIX: {
         size_t n = 0;
         const pmc_cmdspec *all = pmc_schema_all(&n);
         const char *hit = NULL;
-        if (!v1 || pmc_schema_lookup(PMC_WIRE_V1, c, strlen(c)))
+        pmc_wire w = M->id == M_NAME_PREFIX ? PMC_WIRE_V2 : PMC_WIRE_V1;
+        if ((w == PMC_WIRE_V1 ? !v1 : !v2) || pmc_schema_lookup(w, c, strlen(c)))
             return false;
         for (size_t i = 0; i < n && !hit; i++)
-            if (all[i].wire == PMC_WIRE_V1 && (all[i].dir & PMC_DIR_RESPONSE) && all[i].name &&
+            if (all[i].wire == w && (all[i].dir & PMC_DIR_RESPONSE) && all[i].name &&
                 !strncmp(c, all[i].name, strlen(all[i].name)))
                 hit = all[i].name;
         if (!hit)
             return false;
         snprintf(x->cmd, sizeof x->cmd, "%s", hit);
+        break;
+    }
+    case M_RC_ATOI: {
+        /* rc read with atoi: anything but a well-formed integer is 0 */
+        const char *r = x_get(x, "rc");
+        char *end = NULL;
+        if (!v2 || !r)
+            return false;
+        strtol(r, &end, 10);
+        if (*r && end && !*end && (*r == '-' || (*r >= '0' && *r <= '9')))
+            return false;
+        x_set(x, "rc", "0", 1);
         break;
     }
     case M_V1_NO_RESYNC: {
