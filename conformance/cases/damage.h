@@ -169,6 +169,8 @@ static inline void pcfd_collective_end(pcf_ctx *c)
  *   "wrong-response"  another message, connection kept open
  *   "closed"          closed without an answer
  *   "no-answer"       nothing before the deadline
+ *   "cr-in-answer"    the answer holds a CR inside its line (V1-2, V1-9)
+ *   "bad-response"    another answer that does not decode
  * want_thrid: an error answer without it is "thrid-lost" (ERR-9). */
 static inline void pcfd_grade(pcf_ctx *c, const char *reply, const char *want_thrid)
 {
@@ -209,8 +211,11 @@ static inline void pcfd_grade(pcf_ctx *c, const char *reply, const char *want_th
         pcf_observe(c, "no-answer", "neither an answer nor a close within the deadline");
         return;
     }
-    pmc_error_format(&err, b, sizeof b);
-    pcf_observe(c, "bad-response", "%s: %s", pws_result_name(r), b);
+    char eb[PCF_ERR_TEXT];
+    /* a CR inside the answer line: the server echoed a CR it was sent
+     * (V1-9: no CR in a PMI-1 value it sends) */
+    pcf_observe(c, err.code == PMC_E_V1_CR ? "cr-in-answer" : "bad-response", "%s: %s",
+                pws_result_name(r), pcf_decode_error(c, &err, eb, sizeof eb));
 }
 
 /* ---- steps: what pcfd_grade and the harness do after the bad bytes ------ */
