@@ -218,6 +218,39 @@ static inline void pcfd_grade(pcf_ctx *c, const char *reply, const char *want_th
                 pws_result_name(r), pcf_decode_error(c, &err, eb, sizeof eb));
 }
 
+/* Send the (damaged) put line, barrier (always, once, unless the
+ * connection is gone), then get `key`.  Returns 1 found (value in *v, valid
+ * until the next receive), 0 not found, -1 after observing ("put-refused",
+ * or the standard outcomes of a lost connection). */
+static inline int pcfd_v1_put_barrier_get(pcf_ctx *c, const pmc_out *o, const char *key, pmc_msg *m,
+                           pmc_slice *v)
+{
+    pmc_msg pm;
+    char b[300];
+    long long rc = -1;
+    if (pcfd_collective_start(c) != 0 || pcfd_send(c, o) != 0 ||
+        pcf_expect(c, "put_result", &pm) != 0)
+        return -1;
+    bool refused = pcf_rc(&pm, &rc) != 1 || rc != 0;
+    if (refused)
+        pcf_show(&pm, b, sizeof b);
+    if (pcf_kvs_fence(c) != 0)
+        return -1;
+    if (refused) {
+        pcf_observe(c, "put-refused", "%s", b);
+        return -1;
+    }
+    pmc_enc e;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "get");
+    pmc_enc_str(&e, "kvsname", pcf_kvsname(c));
+    pmc_enc_str(&e, "key", key);
+    if (pcf_call(c, &e, "get_result", m) != 0)
+        return -1;
+    if (pcf_rc(m, &rc) == 1 && rc == 0 && pmc_msg_get(m, "value", v))
+        return 1;
+    return 0;
+}
+
 /* ---- steps: what pcfd_grade and the harness do after the bad bytes ------ */
 
 /* For `explain` (pcf_case.steps), appended to a case's own first steps. */
