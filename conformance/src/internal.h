@@ -110,6 +110,11 @@ int pcf_resfile_alive(FILE *f, int rank, long pid);
 /* Rank 0: the control channel failed after case `after_id` ("-": before
  * any case); the cases not yet run were not run for that reason. */
 int pcf_resfile_lost(FILE *f, const char *after_id, const char *why);
+/* A rank other than 0 whose control exchange failed after case `id` before
+ * its observation was published: what it saw, for the parent to merge into
+ * rank 0's result of that case (the worst verdict wins, as in the exchange). */
+int pcf_resfile_obs(FILE *f, const char *id, int iter, int rank, int verdict,
+                    const char *outcome, const char *clause, const char *detail);
 /* The results format's escaping of text fields (a trace's escaping). */
 void pcf_put_escaped(FILE *f, const char *s, size_t n);
 char *pcf_unescape(const char *s);
