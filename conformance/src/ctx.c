@@ -47,6 +47,18 @@ void pcf_observe(pcf_ctx *c, const char *outcome, const char *fmt, ...)
     }
 }
 
+bool pcf_absent(const pcf_ctx *c, unsigned need)
+{
+    return (c->absent & need) != 0;
+}
+
+const char *pcf_outcome_so_far(const pcf_ctx *c, const char **detail)
+{
+    if (detail)
+        *detail = c->observed ? c->obs.detail : "";
+    return c->observed ? c->obs.outcome : NULL;
+}
+
 void pcf_note(pcf_ctx *c, const char *fmt, ...)
 {
     if (!c->s)

@@ -289,6 +289,7 @@ struct pcf_ctx {
     const pcf_opts *o;
     bool observed;
     pcf_obs obs;       /* worst so far on this rank */
+    unsigned absent;   /* pcf_case_needs the start-up probe found absent */
     pmc_decoder *scratch;
 };
 

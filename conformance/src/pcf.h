@@ -73,6 +73,8 @@ enum pcf_case_needs {
                                   * PCF_LOCAL case that grades the init answer itself
                                   * does not need it: a refusal is graded, INIT-8) */
     PCF_NEED_NAMESERV = 1u << 1, /* a name service (NAME-8: optional) */
+    PCF_NEED_SPAWN = 1u << 2,    /* PMI-1 spawn (a server may refuse every spawn: the
+                                  * probe's spawn of /bin/true answered rc != 0) */
 };
 
 typedef struct pcf_outcome {
@@ -99,6 +101,11 @@ typedef struct pcf_case {
     int min_ranks;        /* 0/1: any job size */
     unsigned timeout_ms;  /* 0: the run's --timeout */
     unsigned needs;       /* pcf_case_needs */
+    /* pcf_case_needs probed for the case but not keeping it from running:
+     * it runs, and grades what the absence explains (an error answer from a
+     * server that refuses every spawn) as UNSUPPORTED, through pcf_absent,
+     * while what no absence excuses (a crash, silence) stays graded. */
+    unsigned soft_needs;
     pcf_outcome outcomes[PCF_MAX_OUTCOMES];
     void (*run)(pcf_ctx *c);
 } pcf_case;
@@ -160,6 +167,11 @@ int pcf_rc(const pmc_msg *m, long long *rc);
 bool pcf_get(const pmc_msg *m, const char *key, char *buf, size_t n);
 /* "cmd=...;rc=0;..." style one-line rendering of a message, for details. */
 const char *pcf_show(const pmc_msg *m, char *buf, size_t n);
+/* Inside a case: the start-up probe found this need absent (soft_needs). */
+bool pcf_absent(const pcf_ctx *c, unsigned need);
+/* The outcome this rank observed so far in the case (NULL: none) and its
+ * detail. */
+const char *pcf_outcome_so_far(const pcf_ctx *c, const char **detail);
 /* A decode error of what this case's session received, as a report shows
  * it: pmc_error_format's text, then the received bytes around the offset
  * (PCF_ERR_BEFORE before it, PCF_ERR_AFTER from it on), escaped, the

@@ -625,7 +625,7 @@ int pcf_run_job(const pcf_opts *o)
         unsigned needs = 0;
         for (size_t i = 0; i < np; i++)
             if (!plan[i].skip)
-                needs |= plan[i].e->c->needs;
+                needs |= plan[i].e->c->needs | plan[i].e->c->soft_needs;
         pcf_probe(&c, needs & ~PCF_NEED_ACCEPTED, o->timeout_ms, &probed);
     }
     snprintf(mine, sizeof mine, "hello %x %s", probed.absent, tdir ? tdir : "");
@@ -640,6 +640,7 @@ int pcf_run_job(const pcf_opts *o)
         snprintf(tbuf, sizeof tbuf, "%s", vals[0] + hoff);
         tdir = tbuf;
     }
+    c.absent = absent;
     if (!lost)
         write_startup(&c, tdir);
     bool charged = false;
