@@ -169,6 +169,8 @@ static inline void pcfd_collective_end(pcf_ctx *c)
  *   "wrong-response"  another message, connection kept open
  *   "closed"          closed without an answer
  *   "no-answer"       nothing before the deadline
+ *   "cr-in-answer"    the answer holds a CR inside its line (V1-2, V1-9)
+ *   "bad-response"    another answer that does not decode
  * want_thrid: an error answer without it is "thrid-lost" (ERR-9). */
 static inline void pcfd_grade(pcf_ctx *c, const char *reply, const char *want_thrid)
 {
@@ -209,8 +211,44 @@ static inline void pcfd_grade(pcf_ctx *c, const char *reply, const char *want_th
         pcf_observe(c, "no-answer", "neither an answer nor a close within the deadline");
         return;
     }
-    pmc_error_format(&err, b, sizeof b);
-    pcf_observe(c, "bad-response", "%s: %s", pws_result_name(r), b);
+    char eb[PCF_ERR_TEXT];
+    /* a CR inside the answer line: the server echoed a CR it was sent
+     * (V1-9: no CR in a PMI-1 value it sends) */
+    pcf_observe(c, err.code == PMC_E_V1_CR ? "cr-in-answer" : "bad-response", "%s: %s",
+                pws_result_name(r), pcf_decode_error(c, &err, eb, sizeof eb));
+}
+
+/* Send the (damaged) put line, barrier (always, once, unless the
+ * connection is gone), then get `key`.  Returns 1 found (value in *v, valid
+ * until the next receive), 0 not found, -1 after observing ("put-refused",
+ * or the standard outcomes of a lost connection). */
+static inline int pcfd_v1_put_barrier_get(pcf_ctx *c, const pmc_out *o, const char *key, pmc_msg *m,
+                           pmc_slice *v)
+{
+    pmc_msg pm;
+    char b[300];
+    long long rc = -1;
+    if (pcfd_collective_start(c) != 0 || pcfd_send(c, o) != 0 ||
+        pcf_expect(c, "put_result", &pm) != 0)
+        return -1;
+    bool refused = pcf_rc(&pm, &rc) != 1 || rc != 0;
+    if (refused)
+        pcf_show(&pm, b, sizeof b);
+    if (pcf_kvs_fence(c) != 0)
+        return -1;
+    if (refused) {
+        pcf_observe(c, "put-refused", "%s", b);
+        return -1;
+    }
+    pmc_enc e;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "get");
+    pmc_enc_str(&e, "kvsname", pcf_kvsname(c));
+    pmc_enc_str(&e, "key", key);
+    if (pcf_call(c, &e, "get_result", m) != 0)
+        return -1;
+    if (pcf_rc(m, &rc) == 1 && rc == 0 && pmc_msg_get(m, "value", v))
+        return 1;
+    return 0;
 }
 
 /* ---- steps: what pcfd_grade and the harness do after the bad bytes ------ */

@@ -513,8 +513,9 @@ static int name_call(pcf_ctx *c, const char *cmd, const char *reply, const char 
         return -1;
     }
     if (r != PWS_MSG) {
-        pmc_error_format(&err, b, sizeof b);
-        pcf_observe(c, "bad-response", "%s: %s", pws_result_name(r), b);
+        char eb[PCF_ERR_TEXT];
+        pcf_observe(c, "bad-response", "%s: %s", pws_result_name(r),
+                    pcf_decode_error(c, &err, eb, sizeof eb));
         return -1;
     }
     long long rc;

@@ -61,8 +61,8 @@ static void run_abort_self(pcf_ctx *c)
     else if (w == PWS_TIMEOUT)
         pcf_observe(c, "no-answer", "neither the connection closed nor job-getid was answered");
     else {
-        pmc_error_format(&err, b, sizeof b);
-        pcf_observe(c, "bad-response", "%s", b);
+        char eb[PCF_ERR_TEXT];
+        pcf_observe(c, "bad-response", "%s", pcf_decode_error(c, &err, eb, sizeof eb));
     }
 }
 

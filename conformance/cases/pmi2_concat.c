@@ -67,8 +67,8 @@ static void grade_first(pcf_ctx *c, const char *reply, p2r *r, bool *got)
     } else if (w == PWS_TIMEOUT) {
         pcf_observe(c, "no-answer", "no %s within the deadline", reply);
     } else {
-        pmc_error_format(&err, b, sizeof b);
-        pcf_observe(c, "bad-response", "%s", b);
+        char eb[PCF_ERR_TEXT];
+        pcf_observe(c, "bad-response", "%s", pcf_decode_error(c, &err, eb, sizeof eb));
     }
 }
 

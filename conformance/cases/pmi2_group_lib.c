@@ -188,7 +188,6 @@ int g_wait_until(gx *x, const char *name, const char *thrid, const char *event,
     for (;;) {
         pmc_msg m;
         pmc_error err;
-        char b[300];
         pws_result r = pws_recv(x->s, deadline, &m, &err);
         if (r == PWS_TIMEOUT) {
             if (quiet)
@@ -201,8 +200,9 @@ int g_wait_until(gx *x, const char *name, const char *thrid, const char *event,
             return g_fail(x, "closed", "the server closed the connection while this process "
                                        "waited for %s", name);
         if (r == PWS_BAD) {
-            pmc_error_format(&err, b, sizeof b);
-            return g_fail(x, "bad-response", "a message does not decode: %s", b);
+            char eb[PCF_ERR_TEXT];
+            return g_fail(x, "bad-response", "a message does not decode: %s",
+                          pcf_decode_error_on(x->s, &err, eb, sizeof eb));
         }
         if (r != PWS_MSG)
             return g_fail(x, "io-error", "reading failed (%s)", pws_result_name(r));

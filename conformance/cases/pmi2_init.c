@@ -13,9 +13,9 @@ static bool hs_msg(pcf_ctx *c, const char *raw, size_t len, const char *what, pm
         return false;
     }
     if (pcf_decode(c, raw, len, m, &err) != 0) {
-        char b[256];
-        pmc_error_format(&err, b, sizeof b);
-        pcf_observe(c, "bad-response", "%s does not decode: %s", what, b);
+        char b[PCF_ERR_TEXT];
+        pcf_observe(c, "bad-response", "%s does not decode: %s", what,
+                    pcf_decode_error_in(&err, raw, len, b, sizeof b));
         return false;
     }
     return true;

@@ -28,8 +28,9 @@ static int reply_or_gone(pcf_ctx *c, const char *reply, p2r *r)
     } else if (w == PWS_TIMEOUT) {
         pcf_observe(c, "no-answer", "no %s within the deadline", reply);
     } else {
-        pmc_error_format(&err, b, sizeof b);
-        pcf_observe(c, "bad-response", "%s: %s", pws_result_name(w), b);
+        char eb[PCF_ERR_TEXT];
+        pcf_observe(c, "bad-response", "%s: %s", pws_result_name(w),
+                    pcf_decode_error(c, &err, eb, sizeof eb));
     }
     return -1;
 }
@@ -91,8 +92,8 @@ static void run_getall(pcf_ctx *c)
         } else if (w == PWS_TIMEOUT) {
             pcf_observe(c, "no-answer", "no answer to kvs-getall");
         } else {
-            pmc_error_format(&err, b, sizeof b);
-            pcf_observe(c, "bad-response", "%s", b);
+            char eb[PCF_ERR_TEXT];
+            pcf_observe(c, "bad-response", "%s", pcf_decode_error(c, &err, eb, sizeof eb));
         }
         return;
     }

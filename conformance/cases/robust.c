@@ -60,8 +60,9 @@ static void grade_reaction_naming(pcf_ctx *c, const char *reply, const char *wor
         pcf_observe(c, "no-answer", "neither an answer nor a close within the deadline");
         return;
     }
-    pmc_error_format(&err, b, sizeof b);
-    pcf_observe(c, "bad-response", "%s: %s", pws_result_name(r), b);
+    char eb[PCF_ERR_TEXT];
+    pcf_observe(c, "bad-response", "%s: %s", pws_result_name(r),
+                pcf_decode_error(c, &err, eb, sizeof eb));
 }
 
 static void grade_reaction(pcf_ctx *c, const char *reply)

@@ -129,13 +129,19 @@ static const pcf_case cases[] = {
                "alone.\n"
                "A CR is no separator (V1-5): the command is \"get_maxes\\rcmd=get_appnum\", which "
                "no server knows. Answering maxes is \"accepted\" (the CR taken for a separator); "
-               "any error answer passes.\n"
+               "any error answer passes, unless it sends the CR back inside its line "
+               "(\"cr-in-answer\", V1-9: a value the server sends holds no CR).\n"
                PCFD_STEPS_DELIMITED,
       .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_cr_only,
       /* the value of cmd runs to the next space or LF (V1-5): a server that
        * answers maxes took the CR for a separator */
       .outcomes = { { "accepted", PCF_DEVIATES, "V1-5",
                       "took the CR for a separator and answered the line as get_maxes" },
+                    /* read as V1-5 says, but the error answer echoes the
+                     * command name with its CR: a PMI-1 value the server
+                     * sends must not hold one */
+                    { "cr-in-answer", PCF_FAIL, "V1-9",
+                      "the error answer carries the CR back inside its line" },
                     PCFD_DELIMITED("ERR-7"),
                     { "wrong-response", PCF_PASS, NULL, "answered with an error" } } },
     { .id = "robust/v1-response-to-server",

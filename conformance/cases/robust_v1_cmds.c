@@ -57,8 +57,17 @@ static int spawn_block(pcf_ctx *c, const char *exe, const char *bad_key, const c
 static void send_spawn(pcf_ctx *c, const char *exe, const char *bad_key, const char *bad_val)
 {
     pmc_out o = { 0 };
-    if (spawn_block(c, exe, bad_key, bad_val, &o) == 0 && pcfd_send(c, &o) == 0)
+    if (spawn_block(c, exe, bad_key, bad_val, &o) == 0 && pcfd_send(c, &o) == 0) {
         pcfd_grade(c, "spawn_result", NULL);
+        /* a server that refuses every spawn refuses this one too: its error
+         * answer says nothing of the damage (pmi1/spawn/result: UNSUPPORTED) */
+        const char *d, *oc = pcf_outcome_so_far(c, &d);
+        if (oc && pcf_absent(c, PCF_NEED_SPAWN) &&
+            (strcmp(oc, "error-response") == 0 || strcmp(oc, "error-then-close") == 0))
+            pcf_observe(c, "spawn-refused", "the server refuses every spawn (the start-up "
+                        "probe's spawn of /bin/true was refused), so its refusal of this block "
+                        "says nothing of the damage: %.400s", d);
+    }
     pmc_out_free(&o);
 }
 
@@ -90,6 +99,12 @@ static void run_mcmd_not_spawn(pcf_ctx *c)
     pmc_out_free(&o);
 }
 
+/* the server refuses every spawn (the probe's): its error answer to a
+ * damaged block cannot be told from that refusal */
+#define SPAWN_REFUSED                                                                            \
+    { "spawn-refused", PCF_UNSUPPORTED, "V1CMD-20",                                              \
+      "the server refuses every spawn: its refusal of the damaged block says nothing" }
+
 #define ABORT_OUTCOMES                                                                           \
     { "exit-1", PCF_PASS, NULL, "the job ended with exit status 1" },                            \
     { "exit-other", PCF_FAIL, NULL, "the job ended, but not with exit status 1" },               \
@@ -111,8 +126,9 @@ static const pcf_case cases[] = {
     { .id = "robust/v1-spawn-no-program",
       .desc = "an mcmd=spawn block of a program that does not exist (/nonexistent/pcf-...)",
       .clause = "ERR-11", .expected = "cmd=spawn_result rc!=0 ...",
-      .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_spawn_no_program,
-      .outcomes = { { "error-response", PCF_PASS, NULL, "refused the spawn" },
+      .flags = PCF_V1 | PCF_DESTRUCTIVE, .soft_needs = PCF_NEED_SPAWN, .run = run_spawn_no_program,
+      .outcomes = { SPAWN_REFUSED,
+                    { "error-response", PCF_PASS, NULL, "refused the spawn" },
                     { "error-then-close", PCF_PASS, NULL, "refused the spawn, then closed" },
                     { "accepted", PCF_DEVIATES, NULL, "answered rc=0: the spawn \"succeeded\"" },
                     { "closed", PCF_DEVIATES, "ERR-4", "closed without an answer" },
@@ -120,14 +136,14 @@ static const pcf_case cases[] = {
     { .id = "robust/v1-spawn-bad-nprocs",
       .desc = "an mcmd=spawn block of /bin/true with nprocs=pcfjunk",
       .clause = "PAIR-6", .expected = "cmd=spawn_result rc!=0 ...; nothing started",
-      .flags = PCF_V1 | PCF_DESTRUCTIVE, .timeout_ms = 8000, .run = run_spawn_bad_nprocs,
-      .outcomes = { PCFD_DELIMITED("PAIR-6"),
+      .flags = PCF_V1 | PCF_DESTRUCTIVE, .soft_needs = PCF_NEED_SPAWN, .timeout_ms = 8000, .run = run_spawn_bad_nprocs,
+      .outcomes = { SPAWN_REFUSED, PCFD_DELIMITED("PAIR-6"),
                     { "no-answer", PCF_FAIL, "ERR-3", "the block was never answered" } } },
     { .id = "robust/v1-spawn-no-execname",
       .desc = "an mcmd=spawn block without execname",
       .clause = "PAIR-6", .expected = "cmd=spawn_result rc!=0 ...",
-      .flags = PCF_V1 | PCF_DESTRUCTIVE, .timeout_ms = 8000, .run = run_spawn_no_execname,
-      .outcomes = { PCFD_DELIMITED("PAIR-6"),
+      .flags = PCF_V1 | PCF_DESTRUCTIVE, .soft_needs = PCF_NEED_SPAWN, .timeout_ms = 8000, .run = run_spawn_no_execname,
+      .outcomes = { SPAWN_REFUSED, PCFD_DELIMITED("PAIR-6"),
                     { "no-answer", PCF_FAIL, "ERR-3", "the block was never answered" } } },
     { .id = "robust/v1-mcmd-not-spawn",
       .desc = "a whole spawn block of /bin/true sent as mcmd=pcfzz",

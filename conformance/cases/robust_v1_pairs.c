@@ -6,39 +6,6 @@
  * barrier and get their own key back; keys carry the case tag. */
 #include "damage.h"
 
-/* Send the (damaged) put line, barrier (always, once, unless the
- * connection is gone), then get `key`.  Returns 1 found (value in *v, valid
- * until the next receive), 0 not found, -1 after observing ("put-refused",
- * or the standard outcomes of a lost connection). */
-static int put_barrier_get(pcf_ctx *c, const pmc_out *o, const char *key, pmc_msg *m,
-                           pmc_slice *v)
-{
-    pmc_msg pm;
-    char b[300];
-    long long rc = -1;
-    if (pcfd_collective_start(c) != 0 || pcfd_send(c, o) != 0 ||
-        pcf_expect(c, "put_result", &pm) != 0)
-        return -1;
-    bool refused = pcf_rc(&pm, &rc) != 1 || rc != 0;
-    if (refused)
-        pcf_show(&pm, b, sizeof b);
-    if (pcf_kvs_fence(c) != 0)
-        return -1;
-    if (refused) {
-        pcf_observe(c, "put-refused", "%s", b);
-        return -1;
-    }
-    pmc_enc e;
-    pmc_enc_begin(&e, PMC_WIRE_V1, "get");
-    pmc_enc_str(&e, "kvsname", pcf_kvsname(c));
-    pmc_enc_str(&e, "key", key);
-    if (pcf_call(c, &e, "get_result", m) != 0)
-        return -1;
-    if (pcf_rc(m, &rc) == 1 && rc == 0 && pmc_msg_get(m, "value", v))
-        return 1;
-    return 0;
-}
-
 static void begin_put(pmc_enc *e, pcf_ctx *c)
 {
     pmc_enc_begin(e, PMC_WIRE_V1, "put");
@@ -64,7 +31,7 @@ static void run_bare_word(pcf_ctx *c)
             pcf_observe(c, "harness-error", "no '=Z ' in the encoded line");
         } else {
             pcfd_cut(&o, (size_t)at, 2);
-            int f = put_barrier_get(c, &o, key, &m, &v);
+            int f = pcfd_v1_put_barrier_get(c, &o, key, &m, &v);
             if (f == 1 && pmc_slice_eq(v, "bare-ok"))
                 pcf_observe(c, "ok", "the bare word was ignored, the pair stored");
             else if (f == 1)
@@ -112,7 +79,7 @@ static void run_dup_keys(pcf_ctx *c)
     pmc_enc_str(&e, "value", "first");
     pmc_enc_str(&e, "xalue", "second");
     if (pcfd_encode(c, &e, NULL, &o) == 0 && pcfd_patch(c, &o, "xalue=", "v", 1) == 0) {
-        int f = put_barrier_get(c, &o, key, &m, &v);
+        int f = pcfd_v1_put_barrier_get(c, &o, key, &m, &v);
         if (f == 1 && pmc_slice_eq(v, "first"))
             pcf_observe(c, "ok", "the first occurrence won");
         else if (f == 1)
@@ -137,7 +104,7 @@ static void run_nul_value(pcf_ctx *c)
     pmc_enc_str(&e, "key", key);
     pmc_enc_str(&e, "value", "aQb");
     if (pcfd_encode(c, &e, NULL, &o) == 0 && pcfd_patch(c, &o, "=aQb\n", "=a\0b\n", 5) == 0) {
-        int f = put_barrier_get(c, &o, key, &m, &v);
+        int f = pcfd_v1_put_barrier_get(c, &o, key, &m, &v);
         if (f == 1 && v.len == 3 && memcmp(v.ptr, "a\0b", 3) == 0)
             pcf_observe(c, "ok", "the value with a NUL came back intact");
         else if (f == 1)
@@ -172,7 +139,7 @@ static void run_long(pcf_ctx *c, size_t klen, size_t vlen)
     pmc_enc_str(&e, "key", key);
     pmc_enc_str(&e, "value", val);
     if (pcfd_encode(c, &e, NULL, &o) == 0) {
-        int f = put_barrier_get(c, &o, key, &m, &v);
+        int f = pcfd_v1_put_barrier_get(c, &o, key, &m, &v);
         if (f == 1 && v.len == vlen)
             pcf_observe(c, "ok", "%zu-byte key, %zu-byte value stored whole", klen, vlen);
         else if (f == 1)

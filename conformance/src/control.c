@@ -72,6 +72,31 @@ static int ok_rc(const pmc_msg *m)
 
 /* ---------------------------------------------------------------- handshake */
 
+/* V1CMD-1: a PMI_PORT connection identifies itself with initack (PMI_ID)
+ * and learns its rank and the job's size from the set lines. */
+static int initack(pcf_ctx *c, uint64_t dl, int *rank, int *size)
+{
+    pcf_handshake *h = &c->hs;
+    pmc_enc e;
+    pmc_msg m;
+    pmc_enc_begin(&e, PMC_WIRE_V1, "initack");
+    pmc_enc_int(&e, "pmiid", env_int("PMI_ID"));
+    if (ctl_send(c, &e, dl, h->error, sizeof h->error) ||
+        ctl_expect(c, "initack", dl, &m, h->error, sizeof h->error))
+        return -1;
+    for (int i = 0; i < 3; i++) {
+        if (ctl_expect(c, "set", dl, &m, h->error, sizeof h->error))
+            return -1;
+        long long x;
+        if (pmc_msg_get_int(&m, "size", &x) == 1)
+            *size = (int)x;
+        if (pmc_msg_get_int(&m, "rank", &x) == 1)
+            *rank = (int)x;
+    }
+    h->identified = true;
+    return 0;
+}
+
 static int hs_v2(pcf_ctx *c, uint64_t dl)
 {
     pcf_handshake *h = &c->hs;
@@ -88,6 +113,19 @@ static int hs_v2(pcf_ctx *c, uint64_t dl)
     long long v = -1;
     if (!ok_rc(&m) || pmc_msg_get_int(&m, "pmi_version", &v) != 1 || v != 2) {
         h->refused = true;
+        if (h->via_port && (h->env_rank < 0 || h->env_size <= 0)) {
+            /* PMI_PORT gives no rank or size but through the server: a
+             * PMI-1 server tells them after initack (the connection may
+             * go on in PMI-1 after the refusal, INIT-8's note), so this
+             * rank grades the refusal as rank r of n, as under PMI_FD */
+            int rank = h->env_rank, size = h->env_size;
+            if (initack(c, dl, &rank, &size) == 0 && rank >= 0 && size > 0 && rank < size) {
+                h->env_rank = rank;
+                h->env_size = size;
+                c->rank = rank;
+                c->size = size;
+            }
+        }
         snprintf(h->error, sizeof h->error, "the server refused PMI-2 in response_to_init");
         return 1; /* answered: the connection may try PMI-1 (INIT-8's note) */
     }
@@ -133,22 +171,8 @@ static int hs_v1(pcf_ctx *c, uint64_t dl)
     pmc_enc e;
     pmc_msg m;
     int rank = h->env_rank, size = h->env_size;
-    if (h->via_port) { /* V1CMD-1: identify first */
-        pmc_enc_begin(&e, PMC_WIRE_V1, "initack");
-        pmc_enc_int(&e, "pmiid", env_int("PMI_ID"));
-        if (ctl_send(c, &e, dl, h->error, sizeof h->error) ||
-            ctl_expect(c, "initack", dl, &m, h->error, sizeof h->error))
-            return -1;
-        for (int i = 0; i < 3; i++) {
-            if (ctl_expect(c, "set", dl, &m, h->error, sizeof h->error))
-                return -1;
-            long long x;
-            if (pmc_msg_get_int(&m, "size", &x) == 1)
-                size = (int)x;
-            if (pmc_msg_get_int(&m, "rank", &x) == 1)
-                rank = (int)x;
-        }
-    }
+    if (h->via_port && !h->identified && initack(c, dl, &rank, &size) != 0)
+        return -1;
     pmc_enc_begin(&e, PMC_WIRE_V1, "init");
     pmc_enc_int(&e, "pmi_version", 1);
     pmc_enc_int(&e, "pmi_subversion", 1);

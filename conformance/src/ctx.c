@@ -74,6 +74,18 @@ void pcf_observe(pcf_ctx *c, const char *outcome, const char *fmt, ...)
     }
 }
 
+bool pcf_absent(const pcf_ctx *c, unsigned need)
+{
+    return (c->absent & need) != 0;
+}
+
+const char *pcf_outcome_so_far(const pcf_ctx *c, const char **detail)
+{
+    if (detail)
+        *detail = c->observed ? c->obs.detail : "";
+    return c->observed ? c->obs.outcome : NULL;
+}
+
 void pcf_note(pcf_ctx *c, const char *fmt, ...)
 {
     if (!c->s)
@@ -131,7 +143,7 @@ pws_result pcf_recv(pcf_ctx *c, pmc_msg *m, pmc_error *err)
 int pcf_expect(pcf_ctx *c, const char *reply, pmc_msg *m)
 {
     pmc_error err;
-    char buf[300];
+    char buf[300], ebuf[PCF_ERR_TEXT];
     pws_result r = pcf_recv(c, m, &err);
     switch (r) {
     case PWS_MSG:
@@ -146,8 +158,8 @@ int pcf_expect(pcf_ctx *c, const char *reply, pmc_msg *m)
         pcf_observe(c, "closed", "the server closed the connection instead of sending %s", reply);
         return -1;
     case PWS_BAD:
-        pmc_error_format(&err, buf, sizeof buf);
-        pcf_observe(c, "bad-response", "the response does not decode: %s", buf);
+        pcf_observe(c, "bad-response", "the response does not decode: %s",
+                    pcf_decode_error(c, &err, ebuf, sizeof ebuf));
         return -1;
     default:
         pcf_observe(c, "io-error", "reading the response failed (%s)", pws_result_name(r));
@@ -284,6 +296,90 @@ const char *pcf_show(const pmc_msg *m, char *buf, size_t n)
     }
     buf[j < n ? j : n - 1] = 0;
     return buf;
+}
+
+/* One received byte as the reports show it: \n, \r, \t, \\, \xNN outside
+ * 0x20-0x7e, and \x5b/\x5d for the brackets that mark the offending byte. */
+static size_t show_byte(unsigned char ch, char *out, size_t n)
+{
+    int w;
+    if (ch == '\n')
+        w = snprintf(out, n, "\\n");
+    else if (ch == '\r')
+        w = snprintf(out, n, "\\r");
+    else if (ch == '\t')
+        w = snprintf(out, n, "\\t");
+    else if (ch == '\\')
+        w = snprintf(out, n, "\\\\");
+    else if (ch < 0x20 || ch > 0x7e || ch == '[' || ch == ']')
+        w = snprintf(out, n, "\\x%02x", ch);
+    else
+        w = snprintf(out, n, "%c", ch);
+    return w > 0 && (size_t)w < n ? (size_t)w : 0;
+}
+
+/* err's text, then near[0..got) (the bytes from decoder offset `first`)
+ * escaped, the one at err->offset in brackets. */
+static const char *with_bytes(const pmc_error *err, const char *near, size_t got, uint64_t first,
+                              char *buf, size_t n)
+{
+    size_t j = pmc_error_format(err, buf, n);
+    if (j >= n || !got || first > err->offset || err->offset > first + got)
+        return buf;
+    int w = snprintf(buf + j, n - j, "; bytes received %llu-%llu, offset %llu in brackets: ",
+                     (unsigned long long)first, (unsigned long long)(first + got - 1),
+                     (unsigned long long)err->offset);
+    if (w <= 0 || (size_t)w >= n - j)
+        return buf;
+    j += (size_t)w;
+    for (size_t i = 0; i < got; i++) {
+        bool at = first + i == err->offset;
+        char one[16];
+        size_t k = 0;
+        if (at)
+            one[k++] = '[';
+        k += show_byte((unsigned char)near[i], one + k, sizeof one - k - 2);
+        if (at)
+            one[k++] = ']';
+        if (j + k + 4 >= n) { /* no room for the rest */
+            memcpy(buf + j, "...", 3);
+            j += 3;
+            break;
+        }
+        memcpy(buf + j, one, k);
+        j += k;
+    }
+    if (first + got == err->offset && j + 3 < n) { /* the offending byte never came */
+        memcpy(buf + j, "[]", 2);
+        j += 2;
+    }
+    buf[j] = 0;
+    return buf;
+}
+
+const char *pcf_decode_error_on(pws_session *s, const pmc_error *err, char *buf, size_t n)
+{
+    char near[PCF_ERR_BEFORE + PCF_ERR_AFTER];
+    uint64_t first = 0;
+    size_t got = s ? pws_received_at(s, err->offset, PCF_ERR_BEFORE, PCF_ERR_AFTER, near,
+                                     sizeof near, &first)
+                   : 0;
+    return with_bytes(err, near, got, first, buf, n);
+}
+
+const char *pcf_decode_error(const pcf_ctx *c, const pmc_error *err, char *buf, size_t n)
+{
+    return pcf_decode_error_on(c->s, err, buf, n);
+}
+
+const char *pcf_decode_error_in(const pmc_error *err, const char *raw, size_t len, char *buf,
+                                size_t n)
+{
+    uint64_t lo = err->offset > PCF_ERR_BEFORE ? err->offset - PCF_ERR_BEFORE : 0;
+    uint64_t hi = err->offset + PCF_ERR_AFTER < len ? err->offset + PCF_ERR_AFTER : len;
+    if (!raw || lo > hi)
+        return with_bytes(err, NULL, 0, 0, buf, n);
+    return with_bytes(err, raw + lo, (size_t)(hi - lo), lo, buf, n);
 }
 
 void pcf_hex(const void *p, size_t n, char *out, size_t outn)

@@ -201,6 +201,11 @@ static void print_flags(FILE *f, const pcf_case *c)
         fputs("  needs: a name service, optional by NAME-8 (probed at start-up; absent:\n"
               "    UNSUPPORTED)\n",
               f);
+    if (c->soft_needs & PCF_NEED_SPAWN)
+        fputs("  probes: PMI-1 spawn (a spawn of /bin/true at start-up); when the server\n"
+              "    refuses every spawn the case still runs, and its error answer is\n"
+              "    UNSUPPORTED (spawn-refused); a crash or silence is still graded\n",
+              f);
 }
 
 static void print_run(FILE *f, const pcf_case *c)

@@ -126,6 +126,11 @@ int pcf_resfile_alive(FILE *f, int rank, long pid);
 /* Rank 0: the control channel failed after case `after_id` ("-": before
  * any case); the cases not yet run were not run for that reason. */
 int pcf_resfile_lost(FILE *f, const char *after_id, const char *why);
+/* A rank other than 0 whose control exchange failed after case `id` before
+ * its observation was published: what it saw, for the parent to merge into
+ * rank 0's result of that case (the worst verdict wins, as in the exchange). */
+int pcf_resfile_obs(FILE *f, const char *id, int iter, int rank, int verdict,
+                    const char *outcome, const char *clause, const char *detail);
 /* The results format's escaping of text fields (a trace's escaping). */
 void pcf_put_escaped(FILE *f, const char *s, size_t n);
 char *pcf_unescape(const char *s);
@@ -306,6 +311,7 @@ struct pcf_ctx {
     const pcf_opts *o;
     bool observed;
     pcf_obs obs;       /* worst so far on this rank */
+    unsigned absent;   /* pcf_case_needs the start-up probe found absent */
     pmc_decoder *scratch;
     /* The node map (pcf_ctl_nodemap): each rank's host, learned over PMI at
      * start-up; nnodes 0 while unknown (client mode, before the exchange). */

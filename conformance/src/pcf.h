@@ -80,6 +80,8 @@ enum pcf_case_needs {
     PCF_NEED_THREADED = 1u << 2, /* client mode: a library that did not say threaded=FALSE
                                   * in its fullinit (FULLINIT-3); one that did is not
                                   * graded on calls from several threads at once */
+    PCF_NEED_SPAWN = 1u << 3,    /* PMI-1 spawn (a server may refuse every spawn: the
+                                  * probe's spawn of /bin/true answered rc != 0) */
 };
 
 typedef struct pcf_outcome {
@@ -89,7 +91,7 @@ typedef struct pcf_outcome {
     const char *text;   /* what it means, for reports */
 } pcf_outcome;
 
-enum { PCF_MAX_OUTCOMES = 10 };
+enum { PCF_MAX_OUTCOMES = 12 };
 
 typedef struct pcf_ctx pcf_ctx;
 
@@ -109,6 +111,11 @@ typedef struct pcf_case {
     /* Hosts the case needs its ranks on (node map, pcf_nodes): 0/1 any; 2: a
      * cross-node clause, SKIPPED "needs 2 nodes" in a launch on one host. */
     int min_nodes;
+    /* pcf_case_needs probed for the case but not keeping it from running:
+     * it runs, and grades what the absence explains (an error answer from a
+     * server that refuses every spawn) as UNSUPPORTED, through pcf_absent,
+     * while what no absence excuses (a crash, silence) stays graded. */
+    unsigned soft_needs;
     pcf_outcome outcomes[PCF_MAX_OUTCOMES];
     void (*run)(pcf_ctx *c);
 } pcf_case;
@@ -181,6 +188,22 @@ int pcf_rc(const pmc_msg *m, long long *rc);
 bool pcf_get(const pmc_msg *m, const char *key, char *buf, size_t n);
 /* "cmd=...;rc=0;..." style one-line rendering of a message, for details. */
 const char *pcf_show(const pmc_msg *m, char *buf, size_t n);
+/* Inside a case: the start-up probe found this need absent (soft_needs). */
+bool pcf_absent(const pcf_ctx *c, unsigned need);
+/* The outcome this rank observed so far in the case (NULL: none) and its
+ * detail. */
+const char *pcf_outcome_so_far(const pcf_ctx *c, const char **detail);
+/* A decode error of what this case's session received, as a report shows
+ * it: pmc_error_format's text, then the received bytes around the offset
+ * (PCF_ERR_BEFORE before it, PCF_ERR_AFTER from it on), escaped, the
+ * offending byte in brackets.  A buffer of PCF_ERR_TEXT holds it all. */
+enum { PCF_ERR_BEFORE = 24, PCF_ERR_AFTER = 24, PCF_ERR_TEXT = 400 };
+const char *pcf_decode_error(const pcf_ctx *c, const pmc_error *err, char *buf, size_t n);
+/* The same for another session of the case (PMI_PORT helpers, groups). */
+const char *pcf_decode_error_on(pws_session *s, const pmc_error *err, char *buf, size_t n);
+/* The same for bytes decoded from a buffer (err->offset counted in raw). */
+const char *pcf_decode_error_in(const pmc_error *err, const char *raw, size_t len, char *buf,
+                                size_t n);
 /* Hex encoding for KVS values that must survive any server. */
 void pcf_hex(const void *p, size_t n, char *out, size_t outn);
 
@@ -196,6 +219,7 @@ typedef struct pcf_handshake {
     char *maxes_raw;         /* maxes line (PMI-1) */
     size_t maxes_len;
     bool refused;            /* response_to_init refused the protocol asked for */
+    bool identified;         /* PMI_PORT: initack done (rank and size from the set lines) */
     int env_rank, env_size;  /* PMI_RANK / PMI_SIZE, -1 when unset */
     bool via_port;           /* PMI_PORT mode */
 } pcf_handshake;

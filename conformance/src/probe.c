@@ -65,12 +65,43 @@ static void probe_nameserv(pcf_ctx *c, unsigned tmo, pcf_probed *p, int bit)
                  pws_result_name(r));
 }
 
+/* A server may refuse every spawn.  The probe spawns what pmi1/spawn/result
+ * spawns, /bin/true once; rc != 0 is a server that refuses spawns (absent).
+ * A server that does not answer is not found absent: the cases that send
+ * spawns grade the silence themselves. */
+static void probe_spawn(pcf_ctx *c, unsigned tmo, pcf_probed *p, int bit)
+{
+    (void)tmo;
+    if (c->pmi != 1)
+        return; /* the cases that need it speak PMI-1 */
+    pmc_enc e;
+    pmc_msg m;
+    pmc_error err;
+    pmc_enc_begin(&e, PMC_WIRE_V1_MCMD, "spawn");
+    pmc_enc_int(&e, "nprocs", 1);
+    pmc_enc_str(&e, "execname", "/bin/true");
+    pmc_enc_int(&e, "totspawns", 1);
+    pmc_enc_int(&e, "spawnssofar", 1);
+    pmc_enc_int(&e, "argcnt", 0);
+    pmc_enc_int(&e, "preput_num", 0);
+    pmc_enc_int(&e, "info_num", 0);
+    if (pcf_send(c, &e) != 0 || pcf_recv(c, &m, &err) != PWS_MSG ||
+        !pmc_slice_eq(m.name, "spawn_result") || succeeded(&m))
+        return;
+    char shown[300];
+    p->absent |= 1u << bit;
+    snprintf(p->why[bit], sizeof p->why[bit],
+             "no spawn: the probe's spawn of /bin/true was answered %s",
+             pcf_show(&m, shown, sizeof shown));
+}
+
 static const struct {
     unsigned need;
     const char *clause; /* the clause that makes the part optional */
     void (*run)(pcf_ctx *c, unsigned tmo, pcf_probed *p, int bit);
 } probes[] = {
     { PCF_NEED_NAMESERV, "NAME-8", probe_nameserv },
+    { PCF_NEED_SPAWN, "V1CMD-20", probe_spawn },
 };
 
 void pcf_probe(pcf_ctx *c, unsigned needs, unsigned tmo, pcf_probed *p)

@@ -150,6 +150,24 @@ static bool conn_read(size_t i)
     return true;
 }
 
+/* Every connection waiting in the listen queue (mu held).  One accept per
+ * wake-up fell behind when many launches' ranks connected at once under
+ * load: a short launch could end, and be dropped, before its ranks'
+ * connections were even accepted, and their lines (rank 0's results
+ * included) were then thrown away as strangers'. */
+static void accept_all(void)
+{
+    for (;;) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            return; /* EAGAIN: the queue is empty (the listener does not block) */
+        if (nconns < MAX_CONNS)
+            conns[nconns++] = (conn){ .fd = fd, .sink = -1 };
+        else
+            close(fd);
+    }
+}
+
 static void *relay_loop(void *arg)
 {
     (void)arg;
@@ -171,13 +189,8 @@ static void *relay_loop(void *arg)
             if (!conn_read(i))
                 conn_close(i);
         }
-        if (pf[0].revents & POLLIN) {
-            int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-            if (fd >= 0 && nconns < MAX_CONNS)
-                conns[nconns++] = (conn){ .fd = fd, .sink = -1 };
-            else if (fd >= 0)
-                close(fd);
-        }
+        if (pf[0].revents & POLLIN)
+            accept_all();
         pthread_mutex_unlock(&mu);
     }
     return NULL;
@@ -193,7 +206,7 @@ int pcf_relay_open(const char *addr)
         fprintf(stderr, "pmi2-conform: --report-addr %s: not an IPv4 address\n", a);
         return -1;
     }
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     socklen_t sl = sizeof sa;
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(fd, 128) != 0 ||
         getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {
@@ -279,6 +292,23 @@ void pcf_relay_drop(const char *spec)
         /* what the ranks sent before they ended is read first (a rank
          * still running gets a moment, then its connection is closed) */
         uint64_t dl = pws_deadline_ms(200);
+        /* connections not yet accepted, or not yet identified, may be this
+         * launch's ranks': their hello is read before anything is dropped */
+        accept_all();
+        for (size_t i = nconns; i-- > 0;) {
+            if (conns[i].sink != -1)
+                continue;
+            struct pollfd p = { .fd = conns[i].fd, .events = POLLIN };
+            while (conns[i].sink == -1) {
+                int w = (int)((dl > pws_now_usec() ? dl - pws_now_usec() : 0) / 1000);
+                if (poll(&p, 1, w) <= 0)
+                    break;
+                if (!conn_read(i)) {
+                    conn_close(i);
+                    break;
+                }
+            }
+        }
         for (size_t i = nconns; i-- > 0;) {
             if (conns[i].sink != k)
                 continue;

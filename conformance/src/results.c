@@ -164,6 +164,15 @@ int pcf_resfile_lost(FILE *f, const char *after_id, const char *why)
     return fputc('\n', f) == EOF ? -1 : 0;
 }
 
+int pcf_resfile_obs(FILE *f, const char *id, int iter, int rank, int verdict,
+                    const char *outcome, const char *clause, const char *detail)
+{
+    fprintf(f, "obs\t%s\t%d\t%d\t%s\t%s\t%s\t", id, iter, rank, pcf_verdict_name(verdict),
+            outcome, clause);
+    pcf_put_escaped(f, detail ? detail : "", detail ? strlen(detail) : 0);
+    return fputc('\n', f) == EOF ? -1 : 0;
+}
+
 char *pcf_unescape(const char *s)
 {
     size_t n = strlen(s), ol = 0, ep;
@@ -218,9 +227,61 @@ static void graded_free(graded_set *g)
     free(g->iters);
 }
 
+/* "obs" lines: merged into the case's result once every line is read (a
+ * rank's channel may deliver its line before rank 0's result). */
+typedef struct obs_line {
+    const pcf_entry *e;
+    int rank, verdict;
+    char outcome[48], clause[24];
+    char *detail;
+} obs_line;
+
+static void merge_obs(pcf_results *rs, const obs_line *ob, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        pcf_result *r = pcf_results_get(rs, ob[i].e);
+        if (!r->runs)
+            continue; /* rank 0 never graded it: the launch's end grades it */
+        const char *was = r->actual ? r->actual : "", *d = ob[i].detail ? ob[i].detail : "";
+        char tag[24];
+        int tl = snprintf(tag, sizeof tag, "r%d ", ob[i].rank);
+        bool had = strncmp(was, tag, (size_t)tl) == 0;
+        for (const char *p = strchr(was, '\n'); p && !had; p = strchr(p + 1, '\n'))
+            had = strncmp(p + 1, tag, (size_t)tl) == 0;
+        if (had)
+            continue; /* rank 0 read this rank's word after all */
+        size_t an = strlen(was) + strlen(ob[i].outcome) + strlen(d) + 32;
+        char *a = malloc(an);
+        if (a)
+            snprintf(a, an, "%s%sr%d %s: %s", was, *was ? "\n" : "", ob[i].rank, ob[i].outcome, d);
+        /* the worst verdict wins; at the same verdict, what a rank saw of the
+         * case itself beats rank 0's inference from the refused fence */
+        int sv = pcf_verdict_severity(ob[i].verdict), sr = pcf_verdict_severity(r->worst);
+        bool worse = sv > sr || (sv == sr && strcmp(r->outcome, "job-killed") == 0 &&
+                                 strcmp(ob[i].outcome, "job-killed") != 0);
+        if (worse) {
+            snprintf(r->outcome, sizeof r->outcome, "%s", ob[i].outcome);
+            snprintf(r->clause, sizeof r->clause, "%s", ob[i].clause);
+            r->worst = ob[i].verdict;
+            if (r->runs == 1)
+                r->seen = 1u << ob[i].verdict;
+            else
+                r->seen |= 1u << ob[i].verdict;
+            bool flaky = (r->seen & (r->seen - 1)) != 0;
+            r->verdict = flaky ? PCF_FLAKY : ob[i].verdict;
+        }
+        if (a) {
+            free(r->actual);
+            r->actual = a;
+        }
+    }
+}
+
 int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
 {
     memset(in, 0, sizeof *in);
+    obs_line *obs = NULL;
+    size_t nobs = 0;
     int open_iter = -1;
     graded_set graded = { 0 };
     FILE *f = fopen(path, "r");
@@ -300,6 +361,19 @@ int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
             graded_add(&graded, fld[1], atoi(fld[2]));
             if (strcmp(in->open_id, fld[1]) == 0 && atoi(fld[2]) == open_iter)
                 in->open_id[0] = 0;
+        } else if (strcmp(fld[0], "obs") == 0 && nf == 8 && rs) {
+            int v = pcf_verdict_parse(fld[4]);
+            obs_line *no = v < 0 ? NULL : realloc(obs, (nobs + 1) * sizeof *obs);
+            if (no) {
+                obs = no;
+                obs_line *ob = &obs[nobs++];
+                ob->e = e;
+                ob->rank = atoi(fld[3]);
+                ob->verdict = v;
+                snprintf(ob->outcome, sizeof ob->outcome, "%s", fld[5]);
+                snprintf(ob->clause, sizeof ob->clause, "%s", fld[6]);
+                ob->detail = pcf_unescape(fld[7]);
+            }
         } else if (strcmp(fld[0], "skip") == 0 && nf >= 3) {
             if (rs) {
                 char *a = pcf_unescape(fld[2]);
@@ -314,6 +388,11 @@ int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
     free(line);
     fclose(f);
     graded_free(&graded);
+    if (rs)
+        merge_obs(rs, obs, nobs);
+    for (size_t i = 0; i < nobs; i++)
+        free(obs[i].detail);
+    free(obs);
     return 0;
 }
 

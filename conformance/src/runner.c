@@ -241,7 +241,8 @@ static void lost_obs(pcf_ctx *c, const pcf_entry *e, const char *why, char *mine
     pcf_grade(e->c, "job-killed", c->o->strict, &c->obs);
     snprintf(c->obs.detail, sizeof c->obs.detail,
              "a process of the job ended during this case: the server refused the fence "
-             "after it (%s), so the other ranks' observations never came", why);
+             "after it (%s), so the other ranks' observations did not come through it "
+             "(under --launch each rank sends its own)", why);
     c->observed = true;
     obs_text(c, mine, n);
 }
@@ -657,7 +658,7 @@ int pcf_run_job(const pcf_opts *o)
         unsigned needs = 0;
         for (size_t i = 0; i < np; i++)
             if (!plan[i].skip)
-                needs |= plan[i].e->c->needs;
+                needs |= plan[i].e->c->needs | plan[i].e->c->soft_needs;
         pcf_probe(&c, needs & ~PCF_NEED_ACCEPTED, o->timeout_ms, &probed);
     }
     /* "hello": rank 0 hands out the absent needs and the trace directory;
@@ -725,6 +726,7 @@ int pcf_run_job(const pcf_opts *o)
             fflush(resf);
         }
     }
+    c.absent = absent;
     if (!lost)
         write_startup(&c, tdir);
     bool charged = false;
@@ -762,9 +764,19 @@ int pcf_run_job(const pcf_opts *o)
             }
             obs_text(&c, mine, sizeof mine);
             unsigned tmo = e->c->timeout_ms ? e->c->timeout_ms : o->timeout_ms;
-            if (pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, tmo + CTL_SLACK_MS, err,
-                                 sizeof err) != 0) {
+            int xr = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, tmo + CTL_SLACK_MS, err,
+                                      sizeof err);
+            if (xr != 0) {
                 lost = true;
+                if (!rank0 && chan && c.observed) {
+                    /* rank 0 may never have got this rank's word (its own
+                     * fence may have failed where this one passed): it goes
+                     * to the parent on this rank's own channel, to be
+                     * merged unless rank 0's result has it already */
+                    pcf_resfile_obs(chan, e->c->id, it, c.rank, c.obs.verdict, c.obs.outcome,
+                                    c.obs.clause, c.obs.detail);
+                    fflush(chan);
+                }
                 lost_after = e->c->id;
                 /* the other ranks may have passed this exchange and begun
                  * the next case, which rank 0 cannot see: name it too */

@@ -31,6 +31,10 @@ struct pws_session {
     int err_no;
     pws_observer_fn observer;
     void *observer_arg;
+    /* the last PWS_TAIL bytes received, for showing where a decode error is */
+    char tail[PWS_TAIL];
+    uint64_t rx_total; /* bytes received so far */
+    uint64_t dec_base; /* rx_total when the current decoder began */
 };
 
 static uint64_t epoch;
@@ -394,6 +398,7 @@ int pws_set_decoder_opts(pws_session *s, const pmc_decoder_opts *o)
         return -1;
     pmc_decoder_free(s->dec);
     s->dec = d;
+    s->dec_base = s->rx_total;
     return 0;
 }
 
@@ -502,6 +507,24 @@ int pws_send_enc(pws_session *s, pmc_enc *e, const pmc_dialect *d, uint64_t dead
 
 /* ---------------------------------------------------------------- receive */
 
+size_t pws_received_at(const pws_session *s, uint64_t offset, size_t before, size_t after,
+                       char *out, size_t outn, uint64_t *first)
+{
+    uint64_t at = s->dec_base + offset, lo = at > before ? at - before : 0, hi = at + after;
+    if (s->rx_total > PWS_TAIL && lo < s->rx_total - PWS_TAIL)
+        lo = s->rx_total - PWS_TAIL;
+    if (lo < s->dec_base)
+        lo = s->dec_base;
+    if (hi > s->rx_total)
+        hi = s->rx_total;
+    if (first)
+        *first = lo - s->dec_base;
+    size_t n = 0;
+    for (uint64_t i = lo; i < hi && n < outn; i++)
+        out[n++] = s->tail[i % PWS_TAIL];
+    return n;
+}
+
 /* Read once what is available; 1 bytes, 0 EOF, -1 error, -2 nothing yet. */
 static int read_some(pws_session *s)
 {
@@ -515,6 +538,9 @@ static int read_some(pws_session *s)
         ssize_t r = read(s->fd, space, avail);
         if (r > 0) {
             record(s, PWS_EV_RECV, space, (size_t)r);
+            for (ssize_t i = 0; i < r; i++)
+                s->tail[(s->rx_total + (uint64_t)i) % PWS_TAIL] = space[i];
+            s->rx_total += (uint64_t)r;
             pmc_decoder_commit(s->dec, (size_t)r);
             return 1;
         }

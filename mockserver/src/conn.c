@@ -9,6 +9,7 @@
 #include "v1_lenient.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -268,6 +269,12 @@ void pms_conn_flush(pms_conn *c)
         if (n == IO_AGAIN) {
             if (!c->blocked_ms)
                 c->blocked_ms = pms_now_ms();
+            if ((c->srv->persona->blocking_writes || pms_mutant_v1r_write_blocks(c)) &&
+                !c->tls) { /* wait for the peer, the whole server with it */
+                struct pollfd pw = { .fd = c->fd, .events = POLLOUT };
+                if (poll(&pw, 1, -1) >= 0 || errno == EINTR)
+                    continue;
+            }
             break;
         }
         conn_fail(c, why);

@@ -51,6 +51,12 @@ const pms_mutant pms_mutants_v1_robust[] = {
     { "v1-before-initack-silent", "V1CMD-4", "in PMI_PORT mode a command before initack is never answered", port_mode, NULL },
     { "v1-pmiid-taken-accepted", "V1CMD-30", "an initack naming a pmiid another live connection holds is answered as granted", port_mode, NULL },
     { "v1-mcmd-any-as-spawn", "ERR-7", "an mcmd block of any name is run as spawn", NULL, NULL },
+    /* what the newcomer servers' audits found no case for */
+    { "v1-error-echoes-cr", "V1-9", "the error answer to a PMI-1 command name holding a CR names it with the CR (\"cmd=get_maxes\\rx_result\")", NULL, NULL },
+    { "v1-pairs-past-64-dropped", "LIMIT-10", "the pairs of a PMI-1 line after its 64th are dropped (a 64-entry pair table)", NULL, NULL },
+    { "v1-no-cmd-silent", "ERR-3", "a PMI-1 line that does not start with cmd= is dropped without an answer, the connection kept", NULL, NULL },
+    { "v1-line-1024-closed", "LIMIT-8", "a PMI-1 line of exactly 1024 bytes, LF included, closes the connection (a 1024-byte buffer that keeps a byte for the NUL)", NULL, NULL },
+    { "v1-blocking-write", "CONN-9", "answers are written with blocking writes: a client that does not read its answers stops the server serving every other connection", NULL, NULL },
     { NULL, NULL, NULL, NULL, NULL },
 };
 
@@ -117,10 +123,51 @@ static void spawn_ok(pms_conn *c)
     pms_reply_send(c);
 }
 
+/* v1-error-echoes-cr: the unknown-command answer names the command as it
+ * came, CR included.  The encoder writes no such name: it writes one with
+ * every byte it refuses replaced, and the bytes are put back. */
+static bool echo_raw_name(pms_conn *c, pmc_slice cmd)
+{
+    if (!cmd.ptr || !memchr(cmd.ptr, '\r', cmd.len) || cmd.len > 200)
+        return false;
+    char name[216];
+    for (size_t i = 0; i < cmd.len; i++) {
+        char ch = cmd.ptr[i];
+        bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                     (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+        name[i] = plain ? ch : '_';
+    }
+    memcpy(name + cmd.len, "_result", 8);
+    pmc_enc e;
+    pmc_out o = { 0 };
+    pmc_error err;
+    pmc_enc_begin(&e, PMC_WIRE_V1, name);
+    pmc_enc_int(&e, "rc", PMS_RC_INVALID_ARGS);
+    pmc_enc_str(&e, "msg", "unknown_command");
+    bool ok = pmc_enc_end(&e, NULL, &o, &err) == 0 && o.len > 4 + cmd.len &&
+              memcmp(o.buf, "cmd=", 4) == 0;
+    if (ok) {
+        memcpy(o.buf + 4, cmd.ptr, cmd.len);
+        pms_send_raw(c, o.buf, o.len);
+    }
+    pmc_out_free(&o);
+    return ok;
+}
+
 bool pms_mutant_v1r_request(pms_conn *c, const pmc_msg *m)
 {
     if (!c->srv->persona->mutant || m->wire == PMC_WIRE_V2)
         return false;
+    if (MUT(c, "v1-error-echoes-cr") && m->cmd == PMC_CMD_UNKNOWN && echo_raw_name(c, m->name))
+        return true;
+    if (MUT(c, "v1-pairs-past-64-dropped") && m->npairs > 64) {
+        serve_pairs(c, m, m->pairs, 64);
+        return true;
+    }
+    if (MUT(c, "v1-line-1024-closed") && m->wire == PMC_WIRE_V1 && m->raw.len == 1024) {
+        pms_conn_close(c, "a 1024-byte line fills the 1024-byte buffer: no room for its NUL");
+        return true;
+    }
     if (MUT(c, "v1-pairs-table-64") && m->npairs > 66) {
         pms_protocol_fatal(c, "more pairs than the pair table holds");
         return true;
@@ -218,10 +265,31 @@ const char *pms_mutant_v1r_eof_tail(const pms_conn *c)
     return NULL;
 }
 
+bool pms_mutant_v1r_write_blocks(const pms_conn *c)
+{
+    return MUT(c, "v1-blocking-write");
+}
+
 bool pms_mutant_v1r_decode_error(pms_conn *c, const pmc_error *e)
 {
-    if (!c->srv->persona->mutant || e->wire == PMC_WIRE_V2)
+    if (!c->srv->persona->mutant)
         return false;
+    if (MUT(c, "v1-no-cmd-silent") && e->fatal && e->wire == PMC_WIRE_V2 && c->version == 1) {
+        /* ERR-3 broken: what is not a PMI-1 line is thrown away unanswered */
+        pmc_decoder_reset(c->dec);
+        return true;
+    }
+    if (e->wire == PMC_WIRE_V2)
+        return false;
+    if (MUT(c, "v1-error-echoes-cr") && e->code == PMC_E_V1_CR && e->raw.len > 4 &&
+        memcmp(e->raw.ptr, "cmd=", 4) == 0) {
+        /* the name as a reader that splits at spaces and LF only sees it */
+        size_t n = 4;
+        while (n < e->raw.len && e->raw.ptr[n] != ' ' && e->raw.ptr[n] != '\n')
+            n++;
+        if (echo_raw_name(c, (pmc_slice){ e->raw.ptr + 4, n - 4 }))
+            return true;
+    }
     if (MUT(c, "v1-many-pairs-silent") && e->code == PMC_E_TOO_MANY_PAIRS)
         return true; /* ERR-3 broken: the client waits */
     if (MUT(c, "v1-empty-cmd-answered") && e->code == PMC_E_CMD_EMPTY) {

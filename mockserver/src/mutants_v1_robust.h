@@ -22,6 +22,9 @@ void pms_mutant_v1r_error_sent(pms_conn *c, pmc_wire wire);
 /* conn.c, after each read of n bytes (before: bytes that were pending):
  * true when the mutant gives up on the connection. */
 bool pms_mutant_v1r_read(pms_conn *c, const char *p, size_t n, size_t before);
+/* conn.c pms_conn_flush: answers go out with blocking writes (the whole
+ * server waits for a client that does not read). */
+bool pms_mutant_v1r_write_blocks(const pms_conn *c);
 /* conn.c hol_update: a partial PMI-1 line holds the other connections. */
 bool pms_mutant_v1r_holds(const pms_conn *c);
 

@@ -55,6 +55,7 @@ static const pms_persona hydra40 = {
     .max_pairs = UNCHECKED, .v1_init_positional = true, .kvsname_must_match = true,
     .v2_strip_last_lf = true, .kvs_keep_first = true, .lookup_noname_miss = true,
     .eof_kills_job = true, .partial_len_fatal = true, .hol_blocking = true,
+    .blocking_writes = true, /* robust/v1-unread-answers: rank 0 unserved (observed) */
     .v1_abort_atoi = true, .v1_abort_needs_exitcode = true, .v1_cmd_nul_ends = true,
     .v1_empty_key_skipped = true, .v1_initack_regrants = true,
 };
@@ -75,6 +76,7 @@ static const pms_persona hydra41 = {
     /* §4.3: a kvsname mismatch is fatal; §9: a closed socket kills the job and a partial
      * message stalls the node, as in 4.0.2 */
     .kvsname_must_match = true, .eof_kills_job = true, .hol_blocking = true,
+    .blocking_writes = true, /* the proxy's writes as in 4.0.2 (not observed) */
     /* MPICH 4.1+/5.x's proxy (pmip_cb.c check_pmi_cmd) leaves 1-5 bytes of a next length
      * in place and parses the last frame again: it segfaults, as 4.0.2's does (H5); its
      * parse_v2 joins a bare token to the next key; abort ignores isworld */
@@ -98,8 +100,8 @@ static const pms_persona slurm = {
     .spawner_last = true, .spawn_jobid = true,
     .spawn_rejects_thrid = true, .v1_spawn_jobid = true, .ring = true, .spawn_positional = true,
     .v1_barrier_rc = true,
-    /* one agent thread reads every task with blocking reads (§1) */
-    .hol_blocking = true,
+    /* one agent thread reads and writes every task with blocking calls (§1) */
+    .hol_blocking = true, .blocking_writes = true,
     .bad_len_finalize = true, .eof_unnoticed = true, .job_wide_failures = true,
     .missing_key_null = true, .v1_one_read = true, .v1_init_once = true, .netinfo_attr = true,
     .unpublish_always_ok = true, .abort_needs_isworld = true, .fence_counts_calls = true,

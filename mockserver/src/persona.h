@@ -124,6 +124,8 @@ typedef struct pms_persona {
                                    * down as the proxy does (SIGKILL, exit status 9; §9) */
     bool partial_len_fatal;       /* 1-5 bytes of a next length field left after a complete
                                    * frame in one read are mis-parsed: the job ends (observed) */
+    bool blocking_writes;         /* answers go out with blocking writes: a client that does not
+                                   * read them stops the whole server (CONN-9) */
     bool hol_blocking;            /* while one connection holds part of a message, the other
                                    * connections of its node are not served (B7) */
     bool v2_bare_key_joins;       /* PMI-2: a token without '=' runs on into the next key

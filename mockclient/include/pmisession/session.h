@@ -101,6 +101,13 @@ int pws_send_split(pws_session *s, const void *buf, size_t len, const size_t *cu
 /* Next message, waiting until `deadline` (absolute, pws_now_usec clock).
  * Views in *m / *err stay valid until the next call on this session. */
 pws_result pws_recv(pws_session *s, uint64_t deadline, pmc_msg *m, pmc_error *err);
+/* The received bytes around decoder offset `offset` (pmc_error.offset):
+ * up to `before` bytes before it and `after` from it on, of the last
+ * PWS_TAIL received, copied to out (at most outn); returns how many, and
+ * the decoder offset of out[0] in *first.  For showing a decode error. */
+enum { PWS_TAIL = 4096 };
+size_t pws_received_at(const pws_session *s, uint64_t offset, size_t before, size_t after,
+                       char *out, size_t outn, uint64_t *first);
 /* Wait for end of stream only (discarding nothing: bytes that arrive are
  * recorded).  PWS_EOF, PWS_TIMEOUT, PWS_MSG when a message arrived first
  * (it stays queued for pws_recv). */
