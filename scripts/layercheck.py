@@ -10,7 +10,9 @@ b.c defines" from `nm` and fails when
   * a file of a layered component (a LAYERS file beside its sources, see
     docs/architecture.md) uses a symbol of a file in a layer above its own.
 
-Usage: layercheck.py --build BUILD_DIR [--source SOURCE_DIR] [--graph] [-v]
+Usage: layercheck.py --build BUILD_DIR [--source SOURCE_DIR] [--nm NM] [--graph] [-v]
+       layercheck.py --self-test CC   (the check finds a cycle and an upward call
+                                       in objects it compiles itself)
 Exit: 0 clean, 1 a cycle or an upward call, 2 usage or no objects found.
 """
 import argparse
@@ -32,6 +34,7 @@ COMPONENTS = [
 ]
 
 DEFINED = set("TDBRCGSVWiu")
+NM = "nm"
 
 
 def objects(objdir):
@@ -55,7 +58,7 @@ def source_name(obj, objdir):
 
 
 def symbols(obj):
-    r = subprocess.run(["nm", "-P", obj], capture_output=True, text=True)
+    r = subprocess.run([NM, "-P", obj], capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit("layercheck: nm failed on %s: %s" % (obj, r.stderr.strip()))
     defs, uses = set(), set()
@@ -158,61 +161,118 @@ def read_layers(path):
     return layer_of, names, only
 
 
+def check(name, od, lp, show_graph=False, verbose=False, out=print):
+    """Problems of one component: its object dir od, its LAYERS file lp (or None)."""
+    bad = 0
+    edges = graph(od)
+    if not edges:
+        return None
+    if show_graph:
+        for f in sorted(edges):
+            out("%s: %s -> %s" % (name, f, " ".join(sorted(edges[f])) or "-"))
+    for comp in sccs(edges):
+        if len(comp) > 1:
+            bad += 1
+            out("%s: call cycle among %d files: %s" % (name, len(comp), " ".join(comp)))
+            if verbose:
+                for f in comp:
+                    for g in sorted(edges[f]):
+                        if g in comp:
+                            out("    %s -> %s: %s" % (f, g, " ".join(sorted(edges[f][g])[:8])))
+    if not lp or not os.path.exists(lp):
+        return bad
+    layer_of, names, only = read_layers(lp)
+    for f in layer_of:
+        if not any(os.path.basename(g) == f for g in edges):
+            bad += 1
+            out("%s: %s names %s, which has no object file" % (name, lp, f))
+    for f in sorted(edges):
+        base = os.path.basename(f)
+        if base not in layer_of:
+            bad += 1
+            out("%s: %s is in no layer of %s" % (name, base, lp))
+            continue
+        for g, syms in sorted(edges[f].items()):
+            gb = os.path.basename(g)
+            if gb in only and base not in only[gb]:
+                bad += 1
+                out("%s: %s calls %s, which only %s may call: %s" %
+                    (name, base, gb, " ".join(sorted(only[gb])), " ".join(sorted(syms)[:6])))
+            if gb in layer_of and layer_of[gb] > layer_of[base]:
+                bad += 1
+                out("%s: %s (layer %d %s) calls up into %s (layer %d %s): %s" %
+                    (name, base, layer_of[base], names[layer_of[base]], gb, layer_of[gb],
+                     names[layer_of[gb]], " ".join(sorted(syms)[:6])))
+    return bad
+
+
+SELF_TEST = {
+    # a <-> b is a cycle; low.c (layer 0) calls up into top.c; top.c calls
+    # a.c, which only b.c may call
+    "a.c": "void b(void); void a(void) { b(); }",
+    "b.c": "void a(void); void b(void) { a(); }",
+    "low.c": "void top(void); void low(void) { top(); }",
+    "top.c": "void a(void); void top(void) { a(); }",
+}
+SELF_LAYERS = "0 low: low.c a.c b.c\n1 top: top.c\nonly a.c: b.c\n"
+
+
+def self_test(cc):
+    """The check must fail where it should: a cycle, an upward call and a
+    forbidden caller in four object files made here."""
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        for f, text in SELF_TEST.items():
+            with open(os.path.join(d, f), "w") as fh:
+                fh.write(text + "\n")
+            r = subprocess.run([cc, "-c", "-o", os.path.join(d, f + ".o"), os.path.join(d, f)],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                print("layercheck: self-test: %s does not compile: %s" % (f, r.stderr.strip()))
+                return 2
+        with open(os.path.join(d, "LAYERS"), "w") as fh:
+            fh.write(SELF_LAYERS)
+        lines = []
+        check("selftest", d, os.path.join(d, "LAYERS"), out=lines.append)
+    want = ["call cycle among 2 files: a.c b.c", "low.c (layer 0 low) calls up into top.c",
+            "top.c calls a.c, which only b.c may call"]
+    missing = [w for w in want if not any(w in l for l in lines)]
+    for l in lines:
+        print("  " + l)
+    if missing or len(lines) != len(want):
+        print("layercheck: self-test FAILED: expected %s" % want)
+        return 1
+    print("layercheck: self-test: a cycle, an upward call and a forbidden caller are found")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build", required=True, help="the CMake build directory")
+    ap.add_argument("--build", help="the CMake build directory")
     ap.add_argument("--source", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."),
                     help="the source tree (for LAYERS files)")
     ap.add_argument("--graph", action="store_true", help="print every file's calls")
     ap.add_argument("-v", "--verbose", action="store_true", help="name the symbols of each bad edge")
+    ap.add_argument("--nm", default="nm", help="the nm program (default: nm)")
+    ap.add_argument("--self-test", metavar="CC", help="check the checker with objects built by CC")
     ap.add_argument("--version", action="version", version="layercheck " + VERSION)
     a = ap.parse_args()
+    global NM
+    NM = a.nm
+    if a.self_test:
+        return self_test(a.self_test)
+    if not a.build:
+        ap.error("--build is required")
     bad, seen = 0, 0
     for name, objdir, srcdir in COMPONENTS:
         od = os.path.join(a.build, objdir)
         if not os.path.isdir(od):
             continue
-        edges = graph(od)
-        if not edges:
+        r = check(name, od, os.path.join(a.source, srcdir, "LAYERS"), a.graph, a.verbose)
+        if r is None:
             continue
         seen += 1
-        if a.graph:
-            for f in sorted(edges):
-                print("%s: %s -> %s" % (name, f, " ".join(sorted(edges[f])) or "-"))
-        for comp in sccs(edges):
-            if len(comp) > 1:
-                bad += 1
-                print("%s: call cycle among %d files: %s" % (name, len(comp), " ".join(comp)))
-                if a.verbose:
-                    for f in comp:
-                        for g in sorted(edges[f]):
-                            if g in comp:
-                                print("    %s -> %s: %s" % (f, g, " ".join(sorted(edges[f][g])[:8])))
-        lp = os.path.join(a.source, srcdir, "LAYERS")
-        if not os.path.exists(lp):
-            continue
-        layer_of, names, only = read_layers(lp)
-        for f in layer_of:
-            if not any(os.path.basename(g) == f for g in edges):
-                bad += 1
-                print("%s: %s names %s, which has no object file" % (name, lp, f))
-        for f in sorted(edges):
-            base = os.path.basename(f)
-            if base not in layer_of:
-                bad += 1
-                print("%s: %s is in no layer of %s" % (name, base, lp))
-                continue
-            for g, syms in sorted(edges[f].items()):
-                gb = os.path.basename(g)
-                if gb in only and base not in only[gb]:
-                    bad += 1
-                    print("%s: %s calls %s, which only %s may call: %s" %
-                          (name, base, gb, " ".join(sorted(only[gb])), " ".join(sorted(syms)[:6])))
-                if gb in layer_of and layer_of[gb] > layer_of[base]:
-                    bad += 1
-                    print("%s: %s (layer %d %s) calls up into %s (layer %d %s): %s" %
-                          (name, base, layer_of[base], names[layer_of[base]], gb, layer_of[gb],
-                           names[layer_of[gb]], " ".join(sorted(syms)[:6])))
+        bad += r
     if not seen:
         print("layercheck: no object directories under %s" % a.build, file=sys.stderr)
         return 2
