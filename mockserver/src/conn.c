@@ -41,12 +41,18 @@ static void trace_data(pms_conn *c, int side, const void *p, size_t n)
         pms_trace_event(c->srv, c->id, PMT_EV_DATA, side, p, n);
 }
 
+/* The rank the layer above bound this connection to, for the log (-1: none). */
+static int rank_of(const pms_conn *c)
+{
+    return c->upc->rank ? c->upc->rank(c->up) : -1;
+}
+
 /* An abnormal end: always logged (with the rank), whatever the verbosity. */
 void pms_conn_fail(pms_conn *c, const char *why)
 {
     if (c->dead)
         return;
-    pms_log(c->srv, 0, "conn %d (rank %d%s): %s", c->id, c->rank, c->tls ? ", tls" : "", why);
+    pms_log(c->srv, 0, "conn %d (rank %d%s): %s", c->id, rank_of(c), c->tls ? ", tls" : "", why);
     pms_conn_close(c, why);
 }
 
@@ -68,7 +74,6 @@ pms_conn *pms_conn_new(pms_server *s, int fd, const pms_conn_up *upc, void *up, 
     c->fd = fd;
     c->upc = upc;
     c->up = up;
-    c->rank = -1;
     if (fd >= 0) {
         c->ev_mask = EPOLLIN | EPOLLRDHUP;
         struct epoll_event ev = { .events = c->ev_mask, .data.ptr = c };
@@ -104,7 +109,13 @@ pmc_decoder *pms_conn_decoder(pms_conn *c)
 static bool held(const pms_conn *c)
 {
     const pms_conn *h = c->srv->hol;
-    return h && h != c && !h->dead && h->hol_group == c->hol_group && h->hol_node == c->hol_node;
+    if (!h || h == c || h->dead)
+        return false;
+    const void *hg, *cg;
+    int hn, cn;
+    h->upc->hol_key(h->up, &hg, &hn);
+    c->upc->hol_key(c->up, &cg, &cn);
+    return hg == cg && hn == cn;
 }
 
 static void update_interest(pms_conn *c);
@@ -130,7 +141,7 @@ static void hol_update(pms_conn *c)
     if (partial && !s->hol) {
         s->hol = c;
         pms_log(s, 1, "conn %d (rank %d): part of a message buffered: its node waits", c->id,
-                c->rank);
+                rank_of(c));
     } else if (!partial && s->hol == c) {
         hol_release(s);
     }
@@ -141,7 +152,7 @@ void pms_conn_close(pms_conn *c, const char *why)
     if (c->dead)
         return;
     pms_server *s = c->srv;
-    pms_log(s, 1, "conn %d: close (rank %d): %s", c->id, c->rank, why);
+    pms_log(s, 1, "conn %d: close (rank %d): %s", c->id, rank_of(c), why);
     c->dead = true;
     if (s->hol == c)
         hol_release(s);
@@ -309,7 +320,7 @@ void pms_conn_deafen(pms_conn *c, const char *why)
 {
     if (c->dead || c->deaf)
         return;
-    pms_log(c->srv, 1, "conn %d (rank %d): not read any more: %s", c->id, c->rank, why);
+    pms_log(c->srv, 1, "conn %d (rank %d): not read any more: %s", c->id, rank_of(c), why);
     c->deaf = true;
     pmc_decoder_reset(c->dec);
     if (c->srv->hol == c)
@@ -324,7 +335,7 @@ static void check_backlog(pms_conn *c)
         return;
     c->paused = true;
     pms_log(c->srv, 1, "conn %d (rank %d): %zu bytes of replies unsent: not reading until the "
-            "peer catches up", c->id, c->rank, unsent(c));
+            "peer catches up", c->id, rank_of(c), unsent(c));
     update_interest(c);
 }
 

@@ -104,6 +104,10 @@ typedef struct pms_conn_up {
     /* --mutant: true when this read is taken for a bad frame (NULL: none) */
     bool (*read_filter)(void *up, const void *p, size_t n, size_t pending);
     bool (*holding)(void *up); /* replies held above: not closed while they wait */
+    int (*rank)(const void *up); /* for the log: the rank it is bound to, -1 none */
+    /* head-of-line blocking: connections of one group (job) and node wait
+     * for each other (persona hol_blocking) */
+    void (*hol_key)(const void *up, const void **group, int *node);
 } pms_conn_up;
 
 struct pms_conn {
@@ -114,10 +118,7 @@ struct pms_conn {
     int fd;               /* -1 for an in-memory connection (fuzzing, tests) */
     const pms_conn_up *upc; /* the layer above, and its context */
     void *up;
-    int rank;             /* for the log: the rank above bound it to, -1 none */
-    const void *hol_group; /* head-of-line blocking: connections of one group and */
-    int hol_node;          /* node wait for each other (set from above) */
-    bool hol;             /* this connection can hold its group (persona hol_blocking) */
+    bool hol;             /* this connection can hold its group (set from above) */
     bool line_reads;      /* persona v1_one_read on a PMI-1 connection (set from above) */
     pmc_decoder *dec;
     pmc_out out;          /* bytes waiting to be written */

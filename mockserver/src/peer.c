@@ -18,16 +18,14 @@ static pms_conn *conn_of(const pms_peer *p)
     return p->ctx;
 }
 
-/* What the connection must know of the identity and session above it:
- * the rank for its log, the head-of-line group (same job, same node), and
- * whether it reads PMI-1 the way Slurm's agent does. */
+/* What the connection must know of the session above it, set after each
+ * request: whether it can hold its node (head-of-line blocking), and
+ * whether it reads PMI-1 the way Slurm's agent does.  Its rank and node it
+ * asks for when it needs them (up_rank, up_hol_key). */
 static void sync_conn(pms_peer *p)
 {
     pms_conn *c = conn_of(p);
     const pms_persona *pe = p->srv->persona;
-    c->rank = p->rank;
-    c->hol_group = p->job;
-    c->hol_node = p->job && p->rank >= 0 ? p->job->ranks[p->rank].node : 0;
     c->hol = pe->hol_blocking || pms_mutant_v1r_holds(p);
     c->line_reads = pe->v1_one_read && p->version == 1;
 }
@@ -285,6 +283,19 @@ static bool up_holding(void *up)
     return pms_fault_holding(up);
 }
 
+static int up_rank(const void *up)
+{
+    return ((const pms_peer *)up)->rank;
+}
+
+/* the head-of-line group: same job, same node (mpich-wire.md B7) */
+static void up_hol_key(const void *up, const void **group, int *node)
+{
+    const pms_peer *p = up;
+    *group = p->job;
+    *node = p->job && p->rank >= 0 ? p->job->ranks[p->rank].node : 0;
+}
+
 static const pms_conn_up peer_up = {
     .message = up_message,
     .decode_error = up_decode_error,
@@ -296,6 +307,8 @@ static const pms_conn_up peer_up = {
     .bytes = up_bytes,
     .read_filter = up_read_filter,
     .holding = up_holding,
+    .rank = up_rank,
+    .hol_key = up_hol_key,
 };
 
 /* ---- life ------------------------------------------------------------------ */
@@ -312,19 +325,19 @@ pms_conn *pms_open_conn(pms_server *s, int fd, pms_job *job, int rank)
     pms_peer *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
+    p->ops = &conn_port;
+    p->srv = s;
+    p->job = job;
+    p->rank = -1;
+    p->claim = -1;
     pms_conn *c = pms_conn_new(s, fd, &peer_up, p, rank);
     if (!c) {
         free(p);
         return NULL;
     }
-    p->ops = &conn_port;
     p->ctx = c;
-    p->srv = s;
     p->id = c->id;
     p->gen = c->gen;
-    p->job = job;
-    p->rank = -1;
-    p->claim = -1;
     if (job && rank >= 0)
         pms_job_bind(job, p, rank);
     p->next = s->peers;
