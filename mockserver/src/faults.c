@@ -402,10 +402,10 @@ static fx_arm *take_arm(struct pms_fconn *X)
     return NULL;
 }
 
-bool pms_fault_outgoing(pms_peer *c, pmc_out *o)
+bool pms_fault_outgoing(pms_peer *c, pmc_out *o, size_t before)
 {
     struct pms_fconn *X = c->fx;
-    if (!X || c->dead || o->len == 0)
+    if (!X || c->dead || o->len <= before)
         return false;
     fx_arm *a = c->srv->faults && c->srv->faults->n ? take_arm(X) : NULL;
     bool held_waiting = false;
@@ -413,8 +413,8 @@ bool pms_fault_outgoing(pms_peer *c, pmc_out *o)
         held_waiting |= k->held;
     if (!a && !X->q)
         return false;
-    const char *p = o->buf;
-    size_t n = o->len;
+    const char *p = o->buf + before;
+    size_t n = o->len - before;
     fx_chunk *k = NULL, *k2 = NULL, *u = NULL;
     const pms_fault *f = a ? &c->srv->faults->f[a->fault].f : NULL;
     int kind = f ? (int)f->kind : 0;
@@ -427,7 +427,7 @@ bool pms_fault_outgoing(pms_peer *c, pmc_out *o)
     }
     if (kind == PMS_FAULT_UNSOLICITED && f->len)
         u = chunk(f->data, f->len, 0);
-    o->len = 0; /* the bytes now live in the queue */
+    o->len = before; /* the bytes now live in the queue */
     if (a) {
         free(a->thrid);
         free(a);

@@ -148,9 +148,15 @@ struct pms_conn {
 typedef struct pms_port_ops {
     /* a reply named cmd starts (faults match replies on it); may be NULL */
     void (*begin)(pms_peer *p, const char *cmd, pmc_slice thrid);
-    /* one encoded reply, o->buf[0..len): the port may rewrite, hold or drop it */
-    void (*send)(pms_peer *p, pmc_out *o);
-    void (*raw)(pms_peer *p, const void *buf, size_t len); /* bytes as they are */
+    /* where replies are encoded: the port's own queue (a connection's
+     * output), so that a reply is written where it goes, not copied */
+    pmc_out *(*out)(pms_peer *p);
+    /* one reply just encoded at o->buf[before..len): the port may rewrite,
+     * hold or drop it, and writes what is queued */
+    void (*send)(pms_peer *p, pmc_out *o, size_t before);
+    /* bytes as they are, after what is queued, then written (len 0: write
+     * what is queued, e.g. what was encoded into out() without send) */
+    void (*raw)(pms_peer *p, const void *buf, size_t len);
     void (*close)(pms_peer *p, const char *why);           /* now, unanswered */
     /* close once the replies are out (flush: write them now) */
     void (*close_after)(pms_peer *p, bool flush);
@@ -184,6 +190,7 @@ struct pms_peer {
     struct pms_putall *putall;        /* kvs-putall in progress (kvsall.c) */
     struct pms_fconn *fx;             /* fault state: held output, armed faults (faults.c) */
     bool group_events;    /* sent group-subscribe: group-event frames may go out (GROUP-8) */
+    int synced_version;   /* peer.c: version + 1 when the connection was last told */
     pms_peer *next, *prev; /* the server's peers */
 };
 
@@ -224,7 +231,6 @@ struct pms_server {
     long long t0_us;      /* trace timestamps count from here */
     pms_tls_ctx *tls;     /* NULL: TCP listeners are plain */
     pmc_enc enc;          /* reply under construction */
-    pmc_out reply;        /* the reply just encoded, on its way to the port */
     struct pms_faults *faults; /* observer and fault table (faults.c); NULL: none */
     struct pms_groups *groups; /* the groups profile (groups.c); NULL: persona without it */
 };
@@ -256,6 +262,7 @@ int pms_conn_feed(pms_conn *c, const void *buf, size_t len);
 /* the end of the stream: PMC_ERR with *e when a message was cut off */
 int pms_conn_finish(pms_conn *c, pmc_error *e);
 void pms_conn_write(pms_conn *c, const void *buf, size_t len); /* queue and flush */
+pmc_out *pms_conn_out(pms_conn *c); /* the queue: bytes appended here go out at the next flush */
 void pms_conn_flush(pms_conn *c);
 void pms_conn_close_after(pms_conn *c); /* once `out` is flushed */
 void pms_conn_shut_reads(pms_conn *c);  /* nothing more is read (a socketpair's writer fails) */
@@ -386,7 +393,7 @@ bool pms_fault_request(pms_peer *c, const pmc_msg *m); /* true: a fault answered
 /* Hand the request to the observer only (no fault, no answer). */
 void pms_fault_observe(pms_peer *c, const pmc_msg *m);
 void pms_fault_reply_begin(pms_peer *c, const char *cmd, pmc_slice thrid);
-bool pms_fault_outgoing(pms_peer *c, pmc_out *o); /* true: it took the reply in o */
+bool pms_fault_outgoing(pms_peer *c, pmc_out *o, size_t before); /* true: it took o[before..] */
 bool pms_fault_holding(const pms_peer *c); /* replies wait in the fault queue */
 int pms_faults_service(pms_server *s, long long now_ms, int timeout_ms);
 void pms_faults_conn_free(pms_peer *c);

@@ -284,29 +284,29 @@ static void release_held(pms_peer *c)
 }
 
 /* "cmd=x a=b c=d\n" -> "    ..cmd=x;a=b;c=d;" (v1-answered-as-frame) */
-static void v1_as_frame(pms_peer *c, pmc_out *o)
+static void v1_as_frame(pms_peer *c, pmc_out *o, size_t before)
 {
-    const char *p = o->buf;
-    size_t n = o->len;
+    const char *p = o->buf + before;
+    size_t n = o->len - before;
     pmc_out_reset(&body);
     for (size_t i = 0; i < n; i++)
         put(&body, p[i] == ' ' || p[i] == '\n' ? ";" : &p[i], 1);
     pmc_out_reset(&frame);
     add_frame(c, body.buf, body.len);
-    o->len = 0;
+    o->len = before;
     pmc_out_append(o, frame.buf, frame.len);
 }
 
-void pms_mutant_v2_reply(pms_peer *c, pmc_out *o)
+void pms_mutant_v2_reply(pms_peer *c, pmc_out *o, size_t before)
 {
     const char *mu = c->srv->persona->mutant;
-    if (!mu || !one_of(mu, reply_mutants) || o->len == 0)
+    if (!mu || !one_of(mu, reply_mutants) || o->len <= before)
         return;
-    const char *p = o->buf;
-    size_t n = o->len;
+    const char *p = o->buf + before;
+    size_t n = o->len - before;
     if (n >= 4 && memcmp(p, "cmd=", 4) == 0) { /* a PMI-1 line */
         if (is(c, "v1-answered-as-frame") && c->version == 2)
-            v1_as_frame(c, o);
+            v1_as_frame(c, o, before);
         return;
     }
     static pmc_decoder *d;
@@ -412,7 +412,7 @@ void pms_mutant_v2_reply(pms_peer *c, pmc_out *o)
         add_frame(c, body.buf, body.len);
     if (is(c, "unsolicited-message") && strcmp(nm, "kvs-put-response") == 0)
         add_frame(c, "cmd=server-notice;rc=0;", 23);
-    o->len = 0;
+    o->len = before;
     if (is(c, "reply-held") && strcmp(nm, "info-getjobattr-response") == 0) {
         release_held(c);
         held_conn = c->id;

@@ -7,9 +7,9 @@
 
 #include "internal.h"
 
-/* peer.c, the port's send: the reply just encoded in o; may rewrite, hold
- * back or add to it. */
-void pms_mutant_v2_reply(pms_peer *c, pmc_out *o);
+/* peer.c, the port's send: the reply just encoded at o->buf[before..]; may
+ * rewrite, hold back or add to it. */
+void pms_mutant_v2_reply(pms_peer *c, pmc_out *o, size_t before);
 /* dispatch.c: a request about to be routed.  *m may be replaced by a
  * rewritten copy (storage static, valid until the next call); true when
  * the mutant answered it itself. */

@@ -24,10 +24,13 @@ static pms_conn *conn_of(const pms_peer *p)
  * asks for when it needs them (up_rank, up_hol_key). */
 static void sync_conn(pms_peer *p)
 {
+    if (p->synced_version == p->version + 1)
+        return; /* both follow from the persona and the PMI version alone */
     pms_conn *c = conn_of(p);
     const pms_persona *pe = p->srv->persona;
     c->hol = pe->hol_blocking || pms_mutant_v1r_holds(p);
     c->line_reads = pe->v1_one_read && p->version == 1;
+    p->synced_version = p->version + 1;
 }
 
 /* ---- the port over a connection ----------------------------------------- */
@@ -37,12 +40,17 @@ static void port_begin(pms_peer *p, const char *cmd, pmc_slice thrid)
     pms_fault_reply_begin(p, cmd, thrid);
 }
 
-static void port_send(pms_peer *p, pmc_out *o)
+static pmc_out *port_out(pms_peer *p)
 {
-    pms_mutant_v2_reply(p, o); /* --mutant: rewritten, held or added to */
-    if (pms_fault_outgoing(p, o)) /* delayed, split or held (faults.c) */
+    return pms_conn_out(conn_of(p));
+}
+
+static void port_send(pms_peer *p, pmc_out *o, size_t before)
+{
+    pms_mutant_v2_reply(p, o, before); /* --mutant: rewritten, held or added to */
+    if (pms_fault_outgoing(p, o, before)) /* delayed, split or held (faults.c) */
         return;
-    pms_conn_write(conn_of(p), o->buf, o->len);
+    pms_conn_flush(conn_of(p));
 }
 
 static void port_raw(pms_peer *p, const void *buf, size_t len)
@@ -90,6 +98,7 @@ static void port_fatal(pms_peer *p, const char *why)
 
 static const pms_port_ops conn_port = {
     .begin = port_begin,
+    .out = port_out,
     .send = port_send,
     .raw = port_raw,
     .close = port_close,

@@ -58,8 +58,8 @@ void pms_reply_send(pms_peer *c)
 {
     pms_server *s = c->srv;
     pmc_error err;
-    pmc_out *o = &s->reply;
-    pmc_out_reset(o);
+    pmc_out *o = c->ops->out(c);
+    size_t before = o->len;
     const pmc_dialect *d = pmc_dialect_get(s->persona->dialect);
     /* what an error answer needs, taken before pmc_enc_end releases the builder */
     pmc_wire wire = s->enc.wire;
@@ -72,7 +72,7 @@ void pms_reply_send(pms_peer *c)
         }
     if (wedged(c)) { /* encoded and thrown away: the builder is released either way */
         pmc_enc_end(&s->enc, d, o, &err);
-        pmc_out_reset(o);
+        o->len = before;
         return;
     }
     if (pmc_enc_end(&s->enc, d, o, &err) < 0) {
@@ -80,9 +80,9 @@ void pms_reply_send(pms_peer *c)
         pmc_error_format(&err, b, sizeof b);
         pms_log(s, 0, "conn %d: cannot encode reply: %s; answering rc=%d instead", c->id, b,
                 PMS_RC_FAIL);
-        pmc_out_reset(o);
+        o->len = before;
         if (!reply_unencodable(c, o, wire, cmd, thrid)) {
-            pmc_out_reset(o);
+            o->len = before;
             pms_log(s, 0, "conn %d (rank %d): cannot encode a reply, nor an error reply", c->id,
                     c->rank);
             c->ops->close(c, "cannot encode a reply, nor an error reply");
@@ -90,8 +90,8 @@ void pms_reply_send(pms_peer *c)
         }
     }
     if (s->cfg.verbose >= 2)
-        pms_log(s, 2, "conn %d: S>C %.*s", c->id, (int)o->len, o->buf);
-    c->ops->send(c, o);
+        pms_log(s, 2, "conn %d: S>C %.*s", c->id, (int)(o->len - before), o->buf + before);
+    c->ops->send(c, o, before);
 }
 
 /* v1 values cannot hold spaces: error text becomes word_word. */

@@ -186,7 +186,6 @@ void pms_server_free(pms_server *s)
         fclose(s->trace);
     pms_tls_ctx_free(s->tls);
     pms_faults_free(s);
-    pmc_out_free(&s->reply);
     close(s->epfd);
     free(s);
 }

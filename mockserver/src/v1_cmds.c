@@ -135,8 +135,7 @@ static void do_initack(pms_peer *c, const pmc_msg *m)
     /* collect the lines, then write them together */
     pmc_error err;
     const pmc_dialect *d = pmc_dialect_get(p->dialect);
-    pmc_out *o = &c->srv->reply;
-    pmc_out_reset(o);
+    pmc_out *o = c->ops->out(c);
     pmc_enc_end(e, d, o, &err);
     pmc_enc_begin(e, PMC_WIRE_V1, "set");
     pmc_enc_int(e, "size", c->job->size);
@@ -148,7 +147,7 @@ static void do_initack(pms_peer *c, const pmc_msg *m)
     pmc_enc_int(e, "debug", 0);
     pmc_enc_end(e, d, o, &err);
     if (!c->dead)
-        c->ops->raw(c, o->buf, o->len); /* as they are: no filter, written at once */
+        c->ops->raw(c, NULL, 0); /* written as they are: no filter */
 }
 
 static bool need_rank(pms_peer *c, const pmc_msg *m)
