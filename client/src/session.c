@@ -1,6 +1,8 @@
 /* The process's one PMI session: environment, connection, the init line,
  * the PMI-1 (initack, init, maxes, kvsname) or PMI-2 (fullinit with the
- * auth challenge) handshake, finalize and abort. */
+ * auth challenge) handshake, finalize and abort.  The session record itself
+ * (pmic_S) and the debug log live in process.c, below the engine: the engine
+ * logs, the session drives the engine, never the reverse. */
 #include "internal.h"
 
 #include <stdarg.h>
@@ -8,26 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-pmic_session pmic_S = {
-    .init_mu = PTHREAD_MUTEX_INITIALIZER,
-    .local_mu = PTHREAD_MUTEX_INITIALIZER,
-    .local_cv = PTHREAD_COND_INITIALIZER,
-    .cache_mu = PTHREAD_MUTEX_INITIALIZER,
-    .grp_mu = PTHREAD_MUTEX_INITIALIZER,
-};
-
-void pmic_log(int level, const char *fmt, ...)
-{
-    if (pmic_S.env.debug < level)
-        return;
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "pmiclient[%d]: %s\n", pmic_S.rank, line);
-}
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void fail(const char *fmt, ...)

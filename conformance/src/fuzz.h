@@ -10,6 +10,10 @@
  *                    what happened, minimization, reproducer traces, summary
  *   fuzz_cli.c       options
  *
+ * Calls go one way: cli -> campaign -> job -> gen.  The job knows the
+ * finding classes and the sync dir; a job run without --launch reports its
+ * own campaign through the hook fz_opts.report, not by calling up.
+ *
  * The ranks of one launch coordinate through a directory (the sync dir):
  * the fuzzing rank's log, a "go" file naming the input just sent, one
  * "ok.R" file per honest rank with its verdict, per-rank transcripts.  Only
@@ -84,6 +88,9 @@ typedef struct fz_opts {
     unsigned reply_ms;     /* how long the fuzzer listens after an input */
     unsigned min_attempts; /* launches spent minimizing one finding */
     const char *argv0;
+    /* run as the job (no --launch, no --child): rank 0 reports the campaign
+     * with this when its launch is done (fz_run_campaign; NULL: no report) */
+    int (*report)(const struct fz_opts *o);
 } fz_opts;
 
 /* Entry point of "pmi2-conform fuzz ..." (argv[0] is "fuzz"). */

@@ -23,24 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const class_names[FZ_CLASS_COUNT] = {
-    "none", "honest-error", "lost-data", "hang", "job-killed", "crash",
-};
-
-const char *fz_class_name(int c)
-{
-    return c >= 0 && c < FZ_CLASS_COUNT ? class_names[c] : "?";
-}
-
-int fz_class_parse(const char *s)
-{
-    for (int i = 0; i < FZ_CLASS_COUNT; i++)
-        if (strncmp(s, class_names[i], strlen(class_names[i])) == 0 &&
-            (s[strlen(class_names[i])] == 0 || s[strlen(class_names[i])] == ' ' ||
-             s[strlen(class_names[i])] == ':'))
-            return i;
-    return -1;
-}
 
 static bool kill_family(int c)
 {

@@ -238,5 +238,6 @@ int pcf_fuzz_main(int argc, char **argv)
         }
         return fz_run_campaign(&o);
     }
+    o.report = fz_run_campaign; /* the job reports its own campaign (rank 0) */
     return fz_run_job(&o);
 }

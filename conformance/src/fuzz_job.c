@@ -11,7 +11,9 @@
  * connection is lost it reconnects in
  * PMI_PORT mode; in PMI_FD mode it cannot, so it ends the launch and the
  * campaign continues in the next one.  If the job dies, the log says which
- * input was in flight. */
+ * input was in flight.  The job never calls the campaign that launches it:
+ * run as the job itself, rank 0's report is the hook the command line set
+ * (fz_opts.report). */
 #include "control.h"
 #include "fuzz.h"
 #include "pmitrace/trace.h"
@@ -32,6 +34,29 @@ static void sleep_ms(unsigned ms)
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
     nanosleep(&ts, NULL);
 }
+
+/* ---------------------------------------------------------------- finding classes */
+
+static const char *const class_names[FZ_CLASS_COUNT] = {
+    "none", "honest-error", "lost-data", "hang", "job-killed", "crash",
+};
+
+const char *fz_class_name(int c)
+{
+    return c >= 0 && c < FZ_CLASS_COUNT ? class_names[c] : "?";
+}
+
+int fz_class_parse(const char *s)
+{
+    for (int i = 0; i < FZ_CLASS_COUNT; i++)
+        if (strncmp(s, class_names[i], strlen(class_names[i])) == 0 &&
+            (s[strlen(class_names[i])] == 0 || s[strlen(class_names[i])] == ' ' ||
+             s[strlen(class_names[i])] == ':'))
+            return i;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- sync dir */
 
 int fz_write_file(const char *dir, const char *name, const char *text)
 {
@@ -571,8 +596,8 @@ int fz_run_job(const fz_opts *oo)
         return PCF_EXIT_USAGE;
     }
     int rc = c.rank == fz ? fuzzer(&c, o) : honest(&c, o);
-    if (!o->child && c.rank == 0) {
-        rc = fz_run_campaign(o); /* the report of a campaign run as the job */
+    if (!o->child && c.rank == 0 && o->report) {
+        rc = o->report(o); /* the report of a campaign run as the job (fz_run_campaign) */
         fz_write_file(o->sync, "reported", "1");
     }
     pws_close(c.s);

@@ -1,4 +1,6 @@
-/* What the report writers share (report.h). */
+/* What the report writers share (report.h): the run's counts, summary line
+ * and exit status, the baseline mark, merged traces, texts.  It calls no
+ * writer and not report.c. */
 #include "report.h"
 
 #include <stdlib.h>
@@ -215,4 +217,105 @@ void pcf_exit_meaning(const pcf_results *rs, const pcf_opts *o, char *buf, size_
         snprintf(buf, n, "the run is incomplete, no verdict on its target"); /* why: the verdict's */
     else
         snprintf(buf, n, "harness errors (ERROR)");
+}
+
+/* ---------------------------------------------------------------- counts */
+
+void pcf_count_verdicts(const pcf_results *rs, size_t *c)
+{
+    memset(c, 0, PCF_V_COUNT * sizeof *c);
+    for (size_t i = 0; i < rs->n; i++)
+        c[rs->r[i].verdict]++;
+}
+
+void pcf_summary_line(const pcf_results *rs, char *buf, size_t n)
+{
+    size_t c[PCF_V_COUNT];
+    pcf_count_verdicts(rs, c);
+    snprintf(buf, n,
+             "%zu tests, %zu passed, %zu failed, %zu non-strict, %zu unsupported, %zu info, "
+             "%zu errors, %zu timeouts, %zu skipped, %zu flaky",
+             rs->n, c[PCF_PASS], c[PCF_FAIL], c[PCF_NON_STRICT], c[PCF_UNSUPPORTED], c[PCF_INFO],
+             c[PCF_ERROR], c[PCF_TIMEOUT], c[PCF_SKIPPED], c[PCF_FLAKY]);
+}
+
+const char *pcf_run_unusable(const pcf_results *rs, char *buf, size_t n)
+{
+    if (rs->incomplete[0]) {
+        snprintf(buf, n, "%s", rs->incomplete);
+        return buf;
+    }
+    if (rs->n == 0) {
+        snprintf(buf, n, "no case matches the selection: nothing was tested");
+        return buf;
+    }
+    for (size_t i = 0; i < rs->n; i++)
+        if (rs->r[i].verdict != PCF_SKIPPED)
+            return NULL;
+    /* every case skipped: a launcher that cannot start, a program that does
+     * not run; the first case's reason is the run's */
+    char one[400];
+    pcf_one_line(one, sizeof one, rs->r[0].actual ? rs->r[0].actual : "");
+    snprintf(buf, n, "nothing was tested: all %zu cases SKIPPED%s%s%s", rs->n, *one ? " (" : "",
+             one, *one ? ")" : "");
+    return buf;
+}
+
+void pcf_one_line(char *dst, size_t n, const char *src)
+{
+    size_t k = 0;
+    for (; *src && k + 1 < n; src++) {
+        if (*src == '\n') { /* a quoted launcher's "\n| " becomes one space */
+            if (k && dst[k - 1] != ' ')
+                dst[k++] = ' ';
+            if (src[1] == '|' && src[2] == ' ')
+                src += 2;
+        } else {
+            dst[k++] = *src;
+        }
+    }
+    if (n)
+        dst[k] = 0;
+}
+
+int pcf_exit_code(const pcf_results *rs, const pcf_opts *o)
+{
+    bool fail = false, err = false, baseline = o->baseline != NULL;
+    char why[8];
+    if (pcf_run_unusable(rs, why, sizeof why))
+        return PCF_EXIT_USAGE;
+    for (size_t i = 0; i < rs->n; i++) {
+        const pcf_result *r = &rs->r[i];
+        if (baseline) {
+            fail |= r->deviation;
+            continue;
+        }
+        if (r->verdict == PCF_ERROR)
+            err = true;
+        else if (pcf_verdict_failing(r->verdict, o->strict))
+            fail = true;
+    }
+    /* --nodes 1,2 without a baseline: a failing verdict under another
+     * shape fails the run as one under the first does */
+    for (size_t k = 0; k < rs->nalt && !baseline; k++)
+        for (size_t i = 0; i < rs->alt[k].n; i++) {
+            const pcf_result *r = &rs->alt[k].r[i];
+            if (r->verdict == PCF_ERROR)
+                err = true;
+            else if (pcf_verdict_failing(r->verdict, o->strict))
+                fail = true;
+        }
+    return err ? PCF_EXIT_USAGE : fail ? PCF_EXIT_NONCONFORMANT : PCF_EXIT_OK;
+}
+
+/* "[baseline: PASS -> NON-STRICT]" for a deviation; "" otherwise. */
+void pcf_baseline_mark(const pcf_result *r, char *buf, size_t n)
+{
+    if (!r->deviation)
+        buf[0] = 0;
+    else if (r->baseline_listed)
+        snprintf(buf, n, "[baseline: %s -> %s]", pcf_verdict_name(r->baseline_verdict),
+                 pcf_verdict_name(r->verdict));
+    else
+        snprintf(buf, n, "[baseline: not listed -> %s]", pcf_verdict_name(r->verdict));
 }

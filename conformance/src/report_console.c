@@ -21,18 +21,6 @@ static void print_indented(FILE *f, const char *lead, const char *text)
     }
 }
 
-/* "[baseline: PASS -> NON-STRICT]" for a deviation; "" otherwise. */
-void pcf_baseline_mark(const pcf_result *r, char *buf, size_t n)
-{
-    if (!r->deviation)
-        buf[0] = 0;
-    else if (r->baseline_listed)
-        snprintf(buf, n, "[baseline: %s -> %s]", pcf_verdict_name(r->baseline_verdict),
-                 pcf_verdict_name(r->verdict));
-    else
-        snprintf(buf, n, "[baseline: not listed -> %s]", pcf_verdict_name(r->verdict));
-}
-
 /* The verdicts whose every case is shown in full: what a server author acts on. */
 static bool detailed(const pcf_result *r, const pcf_opts *o)
 {

@@ -11,82 +11,6 @@
 /* Slots of the fixed pair table mutant v1-pair-table-crash overruns. */
 enum { V1_PAIR_TABLE = 67 };
 
-/* SPEC RC-6: 1 a failed operation or missing item, 3 a missing or malformed
- * key, 10 an unknown or unparsable command.  Clients must not depend on the
- * numbers; these are what this project's servers send. */
-int pms_rc_of(pmc_errcode code)
-{
-    switch (code) {
-    case PMC_E_UNKNOWN_CMD:
-    case PMC_E_WRONG_DIRECTION:
-    case PMC_E_NO_CMD:
-    case PMC_E_CMD_EMPTY:
-    case PMC_E_CMD_CHARS:
-    case PMC_E_UNTERMINATED:
-    case PMC_E_MCMD_SYNTAX:
-        return PMS_RC_UNKNOWN;
-    case PMC_E_MISSING_KEY:
-    case PMC_E_BAD_INT:
-    case PMC_E_BAD_BOOL:
-    case PMC_E_INDEX:
-    case PMC_E_COUNT:
-    case PMC_E_RANGE:
-    case PMC_E_KEY_EMPTY:
-    case PMC_E_KEY_CHARS:
-    case PMC_E_KEY_TOO_LONG:
-    case PMC_E_VAL_TOO_LONG:
-    case PMC_E_VALUE_CHARS:
-    case PMC_E_EMPTY_VALUE:
-    case PMC_E_BARE_KEY:
-    case PMC_E_DUP_KEY:
-    case PMC_E_NUL:
-    case PMC_E_BAD_ESCAPE:
-        return PMS_RC_KEY;
-    default:
-        return PMS_RC_FAIL;
-    }
-}
-
-/* ERR-7: "cmd=<name>-response;rc=10;errmsg=unknown command;" (PMI-2) or
- * "cmd=<name>_result rc=10 msg=unknown_command" (PMI-1); V1CMD-25 and JOB-7
- * send the commands a server lacks down the same path.  Hydra tears the job
- * down (mpich-wire.md §9), Slurm says nothing (slurm-pmi2.md §6). */
-void pms_unknown_command(pms_conn *c, const pmc_msg *m)
-{
-    const pms_persona *p = c->srv->persona;
-    pms_log(c->srv, 1, "conn %d: unknown command '%.*s'", c->id,
-            (int)(m->name.len > 80 ? 80 : m->name.len), m->name.ptr ? m->name.ptr : "");
-    if (p->on_error == PMS_ERR_KILL_JOB) {
-        char why[128];
-        snprintf(why, sizeof why, "unrecognized PMI command: %.*s",
-                 (int)(m->name.len > 80 ? 80 : m->name.len), m->name.ptr ? m->name.ptr : "");
-        pms_protocol_fatal(c, why);
-        return;
-    }
-    if (p->on_error == PMS_ERR_SILENT)
-        return;
-    if (m->wire != PMC_WIRE_V2 && PMS_MUTANT(p, "v1-unknown-silent"))
-        return; /* V1CMD-25 broken (mutants_v1.c): the client waits for ever */
-    if (!m->name.len) {
-        pms_conn_close(c, "no command name"); /* ERR-6 */
-        return;
-    }
-    bool v2 = m->wire == PMC_WIRE_V2;
-    char name[112];
-    snprintf(name, sizeof name, v2 ? "%.*s-response" : "%.*s_result",
-             (int)(m->name.len > 80 ? 80 : m->name.len), m->name.ptr);
-    pmc_enc *e = pms_reply_begin(c, v2 ? PMC_WIRE_V2 : PMC_WIRE_V1, name,
-                                 v2 ? m->thrid : (pmc_slice){ NULL, 0 });
-    if (!v2 && PMS_MUTANT(p, "v1-unknown-rc0")) { /* V1CMD-25 broken: a success */
-        pmc_enc_int(e, "rc", 0);
-        pms_reply_send(c);
-        return;
-    }
-    pmc_enc_int(e, "rc", PMS_RC_UNKNOWN);
-    pmc_enc_str(e, v2 ? "errmsg" : "msg", v2 ? "unknown command" : "unknown_command");
-    pms_reply_send(c);
-}
-
 static const pmc_finding *first_fatal(const pmc_vreport *rep)
 {
     for (size_t i = 0; i < rep->n; i++)
@@ -95,7 +19,7 @@ static const pmc_finding *first_fatal(const pmc_vreport *rep)
     return NULL;
 }
 
-static void reject_invalid(pms_conn *c, const pmc_msg *m, const pmc_finding *f)
+static void reject_invalid(pms_peer *c, const pmc_msg *m, const pmc_finding *f)
 {
     pmc_errcode code = f ? f->code : PMC_E_INTERNAL;
     if (code == PMC_E_UNKNOWN_CMD || code == PMC_E_WRONG_DIRECTION) {
@@ -103,7 +27,7 @@ static void reject_invalid(pms_conn *c, const pmc_msg *m, const pmc_finding *f)
         return;
     }
     if (m->wire == PMC_WIRE_V1 && PMS_MUTANT(c->srv->persona, "v1-error-closes")) {
-        pms_conn_close(c, "malformed PMI-1 request"); /* ERR-4 broken (mutants_v1.c) */
+        pms_port_close(c, "malformed PMI-1 request"); /* ERR-4 broken (mutants_v1.c) */
         return;
     }
     if (code == PMC_E_MISSING_KEY && PMS_MUTANT(c->srv->persona, "v1-name-missing-ok") &&
@@ -183,7 +107,7 @@ static missing_action slurm_missing(const pmc_msg *m, pmc_slice key)
     }
 }
 
-static missing_action missing_keys(const pms_conn *c, const pmc_msg *m, const pmc_vreport *rep)
+static missing_action missing_keys(const pms_peer *c, const pmc_msg *m, const pmc_vreport *rep)
 {
     if (!c->srv->persona->missing_key_null || rep->n != rep->total)
         return MK_NONE;
@@ -204,7 +128,7 @@ static missing_action missing_keys(const pms_conn *c, const pmc_msg *m, const pm
     return a;
 }
 
-static bool persona_accepts(const pms_conn *c, const pmc_msg *m, const pmc_vreport *rep)
+static bool persona_accepts(const pms_peer *c, const pmc_msg *m, const pmc_vreport *rep)
 {
     for (size_t i = 0; i < rep->n; i++)
         if (rep->f[i].fatal && !(rep->f[i].code == PMC_E_MISSING_KEY &&
@@ -269,7 +193,7 @@ static bool name_cmd(const pmc_msg *m)
     }
 }
 
-void pms_dispatch(pms_conn *c, const pmc_msg *msg)
+void pms_dispatch(pms_peer *c, const pmc_msg *msg)
 {
     pmc_msg copy, joined;
     pmc_pair *owned = NULL, *owned_joined = NULL;
@@ -302,7 +226,7 @@ void pms_dispatch(pms_conn *c, const pmc_msg *msg)
     else if (m->wire == PMC_WIRE_V2 && c->srv->persona->v2_refused)
         /* a PMI-1-only server has no reader for frames: no command it can
          * read (ERR-6) */
-        pms_conn_close(c, "a PMI-2 frame to a PMI-1-only server");
+        pms_port_close(c, "a PMI-2 frame to a PMI-1-only server");
     else if (c->srv->persona->no_nameserv && name_cmd(m))
         pms_unknown_command(c, m); /* NAME-8 through ERR-7: commands it does not have */
     else if (!c->srv->groups && pms_group_cmd(m))

@@ -80,7 +80,7 @@ static struct pms_faults *faults(pms_server *s)
     return s->faults;
 }
 
-static struct pms_fconn *fconn(pms_conn *c)
+static struct pms_fconn *fconn(pms_peer *c)
 {
     if (!c->fx)
         c->fx = calloc(1, sizeof *c->fx);
@@ -155,14 +155,14 @@ void pms_fault_clear(pms_server *s)
         free(F->f[i].data);
     }
     F->n = 0;
-    for (pms_conn *c = s->conns; c; c = c->next)
+    for (pms_peer *c = s->peers; c; c = c->next)
         if (c->fx)
             for (fx_arm *a = c->fx->arms, *n; a; a = n) {
                 n = a->next;
                 free(a->thrid);
                 free(a);
             }
-    for (pms_conn *c = s->conns; c; c = c->next)
+    for (pms_peer *c = s->peers; c; c = c->next)
         if (c->fx)
             c->fx->arms = NULL;
 }
@@ -176,21 +176,21 @@ int pms_fault_fired(const pms_server *s, int id)
 
 /* ---------------------------------------------------------------- observer */
 
-void pms_observe_bytes(pms_conn *c, bool from_client, const void *p, size_t n)
+void pms_observe_bytes(pms_peer *c, bool from_client, const void *p, size_t n)
 {
     struct pms_faults *F = c->srv->faults;
     if (F && F->has_obs && F->obs.bytes)
         F->obs.bytes(F->obs.ctx, c->id, c->rank, from_client, p, n);
 }
 
-void pms_observe_event(pms_conn *c, const char *what, const char *why)
+void pms_observe_event(pms_peer *c, const char *what, const char *why)
 {
     struct pms_faults *F = c->srv->faults;
     if (F && F->has_obs && F->obs.event)
         F->obs.event(F->obs.ctx, c->id, c->rank, what, why ? why : "");
 }
 
-void pms_observe_decode_error(pms_conn *c, const pmc_error *e)
+void pms_observe_decode_error(pms_peer *c, const pmc_error *e)
 {
     struct pms_faults *F = c->srv->faults;
     if (F && F->has_obs && F->obs.decode_error)
@@ -204,7 +204,7 @@ static bool is_fence(const pmc_msg *m)
     return pmc_slice_eq(m->name, m->wire == PMC_WIRE_V2 ? "kvs-fence" : "barrier_in");
 }
 
-static bool selects(const fx_fault *x, const pms_conn *c, const pmc_msg *m)
+static bool selects(const fx_fault *x, const pms_peer *c, const pmc_msg *m)
 {
     if (x->f.rank >= 0 && x->f.rank != c->rank)
         return false;
@@ -229,7 +229,7 @@ static void reply_name(const pmc_msg *m, char *buf, size_t n)
         buf[0] = 0;
 }
 
-static void answer_error(pms_conn *c, const pmc_msg *m, const fx_fault *x)
+static void answer_error(pms_peer *c, const pmc_msg *m, const fx_fault *x)
 {
     char name[96], text[256];
     reply_name(m, name, sizeof name);
@@ -248,7 +248,7 @@ static void answer_error(pms_conn *c, const pmc_msg *m, const fx_fault *x)
     pms_reply_send(c);
 }
 
-static void arm(pms_conn *c, const pmc_msg *m, size_t idx)
+static void arm(pms_peer *c, const pmc_msg *m, size_t idx)
 {
     struct pms_fconn *X = fconn(c);
     fx_arm *a = X ? calloc(1, sizeof *a) : NULL;
@@ -266,7 +266,7 @@ static void arm(pms_conn *c, const pmc_msg *m, size_t idx)
     *t = a;
 }
 
-void pms_fault_observe(pms_conn *c, const pmc_msg *m)
+void pms_fault_observe(pms_peer *c, const pmc_msg *m)
 {
     struct pms_faults *F = c->srv->faults;
     if (F && F->has_obs && F->obs.request) {
@@ -276,7 +276,7 @@ void pms_fault_observe(pms_conn *c, const pmc_msg *m)
     }
 }
 
-bool pms_fault_request(pms_conn *c, const pmc_msg *m)
+bool pms_fault_request(pms_peer *c, const pmc_msg *m)
 {
     struct pms_faults *F = c->srv->faults;
     if (!F)
@@ -300,20 +300,19 @@ bool pms_fault_request(pms_conn *c, const pmc_msg *m)
             return true;
         case PMS_FAULT_DROP:
             if (x->f.after) { /* served and answered, then closed (closing flushes first) */
-                c->closing = true;
+                pms_port_close_after(c, false);
                 /* and nothing more is read: on a socketpair the client's next
                  * write fails (EPIPE) however soon it comes after the answer */
-                if (c->fd >= 0 && !c->tls)
-                    shutdown(c->fd, SHUT_RD);
+                c->ops->shut_reads(c);
                 break;
             }
-            pms_conn_close(c, "fault: connection dropped");
+            pms_port_close(c, "fault: connection dropped");
             return true;
         case PMS_FAULT_KILL:
             if (F->killer && c->job && c->rank >= 0)
                 F->killer(F->kctx, c->job, c->rank, x->f.signo ? x->f.signo : SIGKILL);
             else
-                pms_conn_close(c, "fault: rank killed (no killer: connection closed)");
+                pms_port_close(c, "fault: rank killed (no killer: connection closed)");
             return true;
         default:
             arm(c, m, i);
@@ -325,7 +324,7 @@ bool pms_fault_request(pms_conn *c, const pmc_msg *m)
 
 /* ---------------------------------------------------------------- responses */
 
-void pms_fault_reply_begin(pms_conn *c, const char *cmd, pmc_slice thrid)
+void pms_fault_reply_begin(pms_peer *c, const char *cmd, pmc_slice thrid)
 {
     if (!c->srv->faults || !c->srv->faults->n || !fconn(c))
         return;
@@ -366,7 +365,7 @@ static void push(struct pms_fconn *X, fx_chunk *k)
 }
 
 /* Write every chunk that is due; returns ms until the next one (-1: none). */
-static int release(pms_conn *c, long long now)
+static int release(pms_peer *c, long long now)
 {
     struct pms_fconn *X = c->fx;
     while (X && X->q && !c->dead) {
@@ -378,12 +377,9 @@ static int release(pms_conn *c, long long now)
             return w > 1000000 ? 1000000 : (int)w;
         }
         X->q = k->next;
-        if (pmc_out_append(&c->out, k->buf, k->len) < 0)
-            pms_conn_close(c, "out of memory for output");
+        c->ops->raw(c, k->buf, k->len); /* queued and written */
         free(k->buf);
         free(k);
-        if (!c->dead)
-            pms_conn_flush(c);
         if (X->q)
             X->q->due_ms = -1; /* its gap counts from now */
     }
@@ -406,10 +402,10 @@ static fx_arm *take_arm(struct pms_fconn *X)
     return NULL;
 }
 
-bool pms_fault_outgoing(pms_conn *c, size_t before)
+bool pms_fault_outgoing(pms_peer *c, pmc_out *o, size_t before)
 {
     struct pms_fconn *X = c->fx;
-    if (!X || c->dead || c->out.len <= before)
+    if (!X || c->dead || o->len <= before)
         return false;
     fx_arm *a = c->srv->faults && c->srv->faults->n ? take_arm(X) : NULL;
     bool held_waiting = false;
@@ -417,8 +413,8 @@ bool pms_fault_outgoing(pms_conn *c, size_t before)
         held_waiting |= k->held;
     if (!a && !X->q)
         return false;
-    const char *p = c->out.buf + before;
-    size_t n = c->out.len - before;
+    const char *p = o->buf + before;
+    size_t n = o->len - before;
     fx_chunk *k = NULL, *k2 = NULL, *u = NULL;
     const pms_fault *f = a ? &c->srv->faults->f[a->fault].f : NULL;
     int kind = f ? (int)f->kind : 0;
@@ -431,7 +427,7 @@ bool pms_fault_outgoing(pms_conn *c, size_t before)
     }
     if (kind == PMS_FAULT_UNSOLICITED && f->len)
         u = chunk(f->data, f->len, 0);
-    c->out.len = before; /* the bytes now live in the queue */
+    o->len = before; /* the bytes now live in the queue */
     if (a) {
         free(a->thrid);
         free(a);
@@ -440,7 +436,7 @@ bool pms_fault_outgoing(pms_conn *c, size_t before)
         free(k ? k->buf : NULL), free(k);
         free(k2 ? k2->buf : NULL), free(k2);
         free(u ? u->buf : NULL), free(u);
-        pms_conn_close(c, "out of memory for a fault");
+        pms_port_close(c, "out of memory for a fault");
         return true;
     }
     if (kind == PMS_FAULT_REORDER) {
@@ -471,7 +467,7 @@ bool pms_fault_outgoing(pms_conn *c, size_t before)
     return true;
 }
 
-bool pms_fault_holding(const pms_conn *c)
+bool pms_fault_holding(const pms_peer *c)
 {
     return c->fx && c->fx->q;
 }
@@ -480,7 +476,7 @@ int pms_faults_service(pms_server *s, long long now_ms, int timeout_ms)
 {
     if (!s->faults)
         return timeout_ms;
-    for (pms_conn *c = s->conns; c; c = c->next) {
+    for (pms_peer *c = s->peers; c; c = c->next) {
         if (c->dead || !c->fx || !c->fx->q)
             continue;
         int w = release(c, now_ms);
@@ -490,7 +486,7 @@ int pms_faults_service(pms_server *s, long long now_ms, int timeout_ms)
     return timeout_ms;
 }
 
-void pms_faults_conn_free(pms_conn *c)
+void pms_faults_conn_free(pms_peer *c)
 {
     struct pms_fconn *X = c->fx;
     if (!X)

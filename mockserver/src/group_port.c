@@ -1,30 +1,30 @@
-/* The connection layer's side of the groups profile: the one reply port
- * groups.c answers through (groups.h), and the glue the dispatcher, the
- * connection close path and the loop call.  Only this file knows both a
- * connection and the group state machine. */
+/* The state layer's side of the groups profile: the one port
+ * groups.c answers through (groups.h), over the peers' reply port, and
+ * the glue the dispatcher, the close path and the loop call.  Only this
+ * file knows both a peer and the group state machine. */
 #include "internal.h"
 #include "groups.h"
 
 #include <string.h>
 
-static pms_conn *conn_of(pms_server *s, pms_job *j, int rank)
+static pms_peer *peer_of(pms_server *s, pms_job *j, int rank)
 {
     (void)s;
     if (!j || rank < 0 || rank >= j->size)
         return NULL;
-    pms_conn *c = j->ranks[rank].conn;
+    pms_peer *c = j->ranks[rank].peer;
     return c && !c->dead && !c->deaf ? c : NULL;
 }
 
 static pmc_enc *port_begin(void *ctx, pms_job *j, int rank, const char *cmd, pmc_slice thrid)
 {
-    pms_conn *c = conn_of(ctx, j, rank);
+    pms_peer *c = peer_of(ctx, j, rank);
     return c ? pms_reply_begin(c, PMC_WIRE_V2, cmd, thrid) : NULL;
 }
 
 static void port_send(void *ctx, pms_job *j, int rank)
 {
-    pms_conn *c = conn_of(ctx, j, rank);
+    pms_peer *c = peer_of(ctx, j, rank);
     if (c)
         pms_reply_send(c); /* faults, mutants, tracing and backpressure as for any reply */
     else
@@ -33,7 +33,7 @@ static void port_send(void *ctx, pms_job *j, int rank)
 
 static pms_gproc_state port_state(void *ctx, pms_job *j, int rank)
 {
-    pms_conn *c = conn_of(ctx, j, rank);
+    pms_peer *c = peer_of(ctx, j, rank);
     if (c)
         return c->group_events ? PMS_GPROC_SUBSCRIBED : PMS_GPROC_LIVE;
     if (!j || rank < 0 || rank >= j->size)
@@ -43,7 +43,7 @@ static pms_gproc_state port_state(void *ctx, pms_job *j, int rank)
 
 static void port_subscribe(void *ctx, pms_job *j, int rank)
 {
-    pms_conn *c = conn_of(ctx, j, rank);
+    pms_peer *c = peer_of(ctx, j, rank);
     if (c)
         c->group_events = true;
 }
@@ -97,16 +97,7 @@ bool pms_group_cmd(const pmc_msg *m)
            m->cmd <= PMC_V2_GROUP_EVENT;
 }
 
-const char *pms_group_error_reason(const pms_conn *c, pmc_wire wire, pmc_slice cmd,
-                                   const char *text)
-{
-    if (!c->srv->groups || wire != PMC_WIRE_V2 || cmd.len < 6 || memcmp(cmd.ptr, "group-", 6))
-        return NULL;
-    /* GROUP-28: a request beyond the decoder's limits; else GROUP-17 */
-    return strstr(text, "TOO_LONG") || strstr(text, "TOO_MANY") ? "limit" : "invalid";
-}
-
-void pms_group_conn_gone(pms_conn *c)
+void pms_group_conn_gone(pms_peer *c)
 {
     if (c->srv->groups && c->job && c->rank >= 0)
         pms_groups_proc_gone(c->srv->groups, c->job, c->rank);

@@ -3,11 +3,10 @@
  * group-join with group-event frames, group-get and group-destruct.
  *
  * groups.c knows processes as (job, rank) and answers through one small
- * port (pms_group_port) that the connection layer implements
- * (group_port.c).  It never sees a connection: mockserver/src is an import
- * cycle today (conn -> dispatch -> handlers -> conn) and the group state
- * machine must not join it; through the port it can be driven and tested
- * without a socket and cannot reach into connection internals. */
+ * port (pms_group_port) that the state layer implements over peers and
+ * their reply port (group_port.c).  It never sees a connection or a peer:
+ * through the port it can be driven and tested without a socket
+ * (docs/architecture.md, the layers of pmi-mockserver). */
 #ifndef PMISERVER_GROUPS_H
 #define PMISERVER_GROUPS_H
 

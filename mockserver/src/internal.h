@@ -19,8 +19,10 @@ typedef enum pms_rank_state {
     PMS_RANK_GONE,      /* connection closed without finalize */
 } pms_rank_state;
 
+typedef struct pms_peer pms_peer;
+
 typedef struct pms_rank {
-    pms_conn *conn;
+    pms_peer *peer;     /* its live process handle, NULL when none */
     int node;
     pms_rank_state state;
     int fence_epoch;   /* fences this rank has entered */
@@ -42,8 +44,8 @@ typedef enum pms_wait_kind {
 
 typedef struct pms_wait {
     pms_wait_kind kind;
-    pms_conn *conn;
-    int conn_gen;       /* conn generation: a closed connection's waits are dropped */
+    pms_peer *peer;
+    int peer_gen;       /* peer generation: a closed connection's waits are dropped */
     int epoch;
     int node;
     pmc_wire wire;
@@ -86,27 +88,46 @@ typedef struct pms_watch {
     struct pms_watch *next;
 } pms_watch;
 
+/* ---- layer "bytes" (conn.c) --------------------------------------------
+ * A connection owns the socket, TLS, buffering, the decoder and
+ * backpressure.  It calls nothing above it: what it decodes, and what
+ * happens to it, goes up through the one set of callbacks it was given. */
+typedef struct pms_conn_up {
+    void (*message)(void *up, const pmc_msg *m);       /* one decoded request */
+    void (*decode_error)(void *up, const pmc_error *e); /* one the decoder refused */
+    void (*eof)(void *up);                              /* the peer ended its stream */
+    void (*lost)(void *up, const char *why);            /* a read failed (before the close) */
+    void (*fatal)(void *up, const char *why);           /* persona partial_len_fatal */
+    void (*closed)(void *up, const char *why);          /* the connection is closed */
+    void (*event)(void *up, const char *what, const char *why); /* observer: open/close/eof */
+    void (*bytes)(void *up, bool from_client, const void *p, size_t n); /* observer */
+    /* --mutant: true when this read is taken for a bad frame (NULL: none) */
+    bool (*read_filter)(void *up, const void *p, size_t n, size_t pending);
+    bool (*holding)(void *up); /* replies held above: not closed while they wait */
+    int (*rank)(const void *up); /* for the log: the rank it is bound to, -1 none */
+    /* head-of-line blocking: connections of one group (job) and node wait
+     * for each other (persona hol_blocking) */
+    void (*hol_key)(const void *up, const void **group, int *node);
+} pms_conn_up;
+
 struct pms_conn {
     int evkind;           /* PMS_EV_CONN: epoll data points here */
     pms_server *srv;
     int id;
     int gen;
     int fd;               /* -1 for an in-memory connection (fuzzing, tests) */
-    pms_job *job;
-    int rank;             /* -1 until identified */
+    const pms_conn_up *upc; /* the layer above, and its context */
+    void *up;
+    bool hol;             /* this connection can hold its group (set from above) */
+    bool line_reads;      /* persona v1_one_read on a PMI-1 connection (set from above) */
+    bool write_blocks;    /* answers go out with blocking writes (persona blocking_writes,
+                           * mutant v1-blocking-write; set from above) */
     pmc_decoder *dec;
     pmc_out out;          /* bytes waiting to be written */
     size_t out_off;
-    int version, subversion; /* from init, 0 before */
-    bool fullinit;
-    bool finalized;
     bool closing;         /* close once `out` is flushed */
     bool dead;            /* closed; freed at the end of the loop iteration */
     bool want_write;      /* EPOLLOUT registered */
-    pmc_auth_server auth;
-    bool auth_wait;       /* a challenge is outstanding */
-    int claim;            /* PMI_PORT: the rank fullinit asked for while authenticating */
-    int pmi1_spawn_segments; /* mcmd=spawn blocks received for the current spawn */
     pms_tls *tls;         /* TLS session (TLS listeners), NULL for plain sockets */
     uint32_t ev_mask;     /* epoll events registered */
     bool unwatched;       /* out of epoll while held (hol_blocking): a hung-up peer would
@@ -117,11 +138,62 @@ struct pms_conn {
     bool paused;          /* backpressure: unsent replies above out_limit */
     bool resume;          /* drained while paused: serve buffered requests */
     long long blocked_ms; /* since when writes block without progress; 0 = not */
+    pms_conn *next;
+};
+
+/* ---- the reply port (port.c) --------------------------------------------
+ * What the protocol handlers and the job state answer through.  A peer is
+ * one client process as they see it: its identity (job, rank), its PMI
+ * session, and a port (ops + ctx) that takes encoded replies down.  They
+ * never see a connection: peer.c implements the port over one, a unit test
+ * over a buffer. */
+typedef struct pms_port_ops {
+    /* a reply named cmd starts (faults match replies on it); may be NULL */
+    void (*begin)(pms_peer *p, const char *cmd, pmc_slice thrid);
+    /* where replies are encoded: the port's own queue (a connection's
+     * output), so that a reply is written where it goes, not copied */
+    pmc_out *(*out)(pms_peer *p);
+    /* one reply just encoded at o->buf[before..len): the port may rewrite,
+     * hold or drop it, and writes what is queued */
+    void (*send)(pms_peer *p, pmc_out *o, size_t before);
+    /* bytes as they are, after what is queued, then written (len 0: write
+     * what is queued, e.g. what was encoded into out() without send) */
+    void (*raw)(pms_peer *p, const void *buf, size_t len);
+    void (*close)(pms_peer *p, const char *why);           /* now, unanswered */
+    /* close once the replies are out (flush: write them now) */
+    void (*close_after)(pms_peer *p, bool flush);
+    void (*stop_reading)(pms_peer *p, const char *why);    /* kept open, never read */
+    void (*shut_reads)(pms_peer *p); /* the peer's next write fails (fault drop after) */
+    void (*drop_input)(pms_peer *p);                       /* what is buffered, unread */
+    size_t (*pending_input)(const pms_peer *p);            /* bytes buffered, unread */
+    /* persona on_error kill_job: the protocol error tears the job down */
+    void (*fatal)(pms_peer *p, const char *why);
+    void (*error_sent)(pms_peer *p, pmc_wire w);          /* may be NULL */
+} pms_port_ops;
+
+struct pms_peer {
+    const pms_port_ops *ops;
+    void *ctx;            /* the port implementation's (peer.c: its pms_conn) */
+    pms_server *srv;
+    int id;               /* for logs and the observer: the connection's id */
+    int gen;
+    pms_job *job;
+    int rank;             /* -1 until identified */
+    bool dead;            /* closed */
+    bool deaf;            /* never read again (kept open) */
+    int version, subversion; /* from init, 0 before */
+    bool fullinit;
+    bool finalized;
+    pmc_auth_server auth;
+    bool auth_wait;       /* a challenge is outstanding */
+    int claim;            /* PMI_PORT: the rank fullinit asked for while authenticating */
+    int pmi1_spawn_segments; /* mcmd=spawn blocks received for the current spawn */
     struct pms_spawn_req *pmi1_spawn; /* blocks of a PMI-1 spawn so far (spawn.c) */
     struct pms_putall *putall;        /* kvs-putall in progress (kvsall.c) */
     struct pms_fconn *fx;             /* fault state: held output, armed faults (faults.c) */
     bool group_events;    /* sent group-subscribe: group-event frames may go out (GROUP-8) */
-    pms_conn *next;
+    int synced_version;   /* peer.c: version + 1 when the connection was last told */
+    pms_peer *next, *prev; /* the server's peers */
 };
 
 typedef struct pms_listener {
@@ -147,6 +219,9 @@ struct pms_server {
     pms_job **jobs;
     size_t njobs;
     pms_conn *conns;
+    pms_peer *peers;
+    /* re-serve a request (mutants that rewrite what they read): pms_dispatch */
+    void (*serve)(pms_peer *p, const pmc_msg *m);
     pms_conn *hol;        /* holds part of a message: its node waits (persona hol_blocking) */
     int next_conn_id;
     pms_listener *listeners;
@@ -171,20 +246,30 @@ void pms_log(pms_server *s, int level, const char *fmt, ...)
 
 /* monotonic clock */
 long long pms_now_ms(void);
+long long pms_now_us(void);
 
-/* trace recording (no-ops without --trace); kind/side are pmt_kind/pmt_side */
-void pms_trace_event(pms_server *s, const pms_conn *c, int kind, int side, const void *data,
+/* trace recording (no-ops without --trace); kind/side are pmt_kind/pmt_side;
+ * conn is the connection's id (log.c) */
+void pms_trace_event(pms_server *s, int conn, int kind, int side, const void *data,
                      size_t len);
 
-/* connections */
-pms_conn *pms_conn_new(pms_server *s, int fd, pms_job *job, int rank);
+/* ---- connections: the bytes layer (conn.c) ---- */
+/* rank: for the log and the trace only (identity lives above, peer.c) */
+pms_conn *pms_conn_new(pms_server *s, int fd, const pms_conn_up *upc, void *up, int rank);
 void pms_conn_close(pms_conn *c, const char *why);
-/* PMI_PORT: the connection named no free rank and was refused (by whatever
- * the persona does with errors).  A persona that answers nothing closes it,
- * so the client sees EOF instead of waiting forever for an identity. */
-void pms_conn_refused_identity(pms_conn *c);
+void pms_conn_fail(pms_conn *c, const char *why); /* an abnormal end: always logged */
 int pms_conn_input(pms_conn *c, const void *buf, size_t len); /* in-memory feed + dispatch */
+/* bytes that complete what is buffered (a mutant's end of stream): fed and served */
+int pms_conn_feed(pms_conn *c, const void *buf, size_t len);
+/* the end of the stream: PMC_ERR with *e when a message was cut off */
+int pms_conn_finish(pms_conn *c, pmc_error *e);
+void pms_conn_write(pms_conn *c, const void *buf, size_t len); /* queue and flush */
+pmc_out *pms_conn_out(pms_conn *c); /* the queue: bytes appended here go out at the next flush */
 void pms_conn_flush(pms_conn *c);
+void pms_conn_close_after(pms_conn *c); /* once `out` is flushed */
+void pms_conn_shut_reads(pms_conn *c);  /* nothing more is read (a socketpair's writer fails) */
+void pms_conn_deafen(pms_conn *c, const char *why); /* never read again, kept open */
+pmc_decoder *pms_conn_decoder(pms_conn *c);
 void pms_conn_readable(pms_conn *c);
 /* epoll reported `events` for this connection */
 void pms_conn_event(pms_conn *c, uint32_t events);
@@ -193,45 +278,73 @@ void pms_conn_event(pms_conn *c, uint32_t events);
  * connection still has such work (the loop must not sleep). */
 bool pms_conn_service(pms_conn *c, long long now_ms);
 
-/* replies: begin, add fields (pmc_enc_* on &s->enc), send */
-pmc_enc *pms_reply_begin(pms_conn *c, pmc_wire wire, const char *cmd, pmc_slice thrid);
-void pms_reply_send(pms_conn *c);
-void pms_send_raw(pms_conn *c, const void *buf, size_t len);
+/* ---- peers: a connection's protocol side (peer.c) ---- */
+/* A connection and its peer; bound to (job, rank) when rank >= 0.  NULL:
+ * the rank is taken, or no memory. */
+pms_conn *pms_open_conn(pms_server *s, int fd, pms_job *job, int rank);
+pms_peer *pms_conn_peer(pms_conn *c);
+void pms_peer_free(pms_peer *p); /* with its connection, at the end of the loop iteration */
+/* PMI_PORT: the connection named no free rank and was refused (by whatever
+ * the persona does with errors).  A persona that answers nothing closes it,
+ * so the client sees EOF instead of waiting forever for an identity. */
+void pms_conn_refused_identity(pms_peer *c);
+/* Slurm: answer finalize-response and never read the connection again
+ * (persona bad_len_finalize) */
+void pms_conn_drop_finalize(pms_peer *c, const char *why);
+
+/* ---- the reply port (port.c): begin, add fields (pmc_enc_* on &s->enc), send ---- */
+pmc_enc *pms_reply_begin(pms_peer *c, pmc_wire wire, const char *cmd, pmc_slice thrid);
+void pms_reply_send(pms_peer *c);
+void pms_send_raw(pms_peer *c, const void *buf, size_t len);
 /* an error answer to a request that could be delimited */
-void pms_reply_error(pms_conn *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid, int rc,
+void pms_reply_error(pms_peer *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid, int rc,
                      const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
+void pms_port_close(pms_peer *c, const char *why);
+void pms_port_close_after(pms_peer *c, bool flush);
+void pms_port_stop_reading(pms_peer *c, const char *why);
+void pms_port_drop_input(pms_peer *c);
+size_t pms_port_pending_input(const pms_peer *c);
+/* ERR-7: answer a command this server does not implement, per persona (replies.c) */
+void pms_unknown_command(pms_peer *c, const pmc_msg *m);
+/* found/value answers of kvs-get and info-getnodeattr (replies.c) */
+void pms_kvs_get_reply(pms_peer *c, pmc_slice thrid, const pms_kv *kv);
+void pms_nodeattr_reply(pms_peer *c, pmc_slice thrid, const pms_kv *kv);
+void pms_reply_found(pms_peer *c, pmc_slice thrid, const char *resp, const char *val,
+                     size_t vlen, bool found);
 
 /* dispatch of one decoded message */
-void pms_dispatch(pms_conn *c, const pmc_msg *m);
-void pms_handle_v1(pms_conn *c, const pmc_msg *m);
-void pms_handle_v2(pms_conn *c, const pmc_msg *m);
+void pms_dispatch(pms_peer *c, const pmc_msg *m);
+/* SPEC RC-6 numbers for a codec error (replies.c) */
+int pms_rc_of(pmc_errcode code);
+void pms_handle_v1(pms_peer *c, const pmc_msg *m);
+void pms_handle_v2(pms_peer *c, const pmc_msg *m);
 
 /* jobs */
 pms_job *pms_job_find(pms_server *s, const char *id, size_t len);
 int pms_job_node_of(const pms_job *j, int rank);
 int pms_job_local_ranks(const pms_job *j, int node, int *out, int max);
 size_t pms_process_mapping(const pms_job *j, char *buf, size_t n);
-bool pms_job_bind(pms_job *j, pms_conn *c, int rank); /* false if rank invalid or taken */
+bool pms_job_bind(pms_job *j, pms_peer *c, int rank); /* false if rank invalid or taken */
 bool pms_job_rank_free(const pms_job *j, long long rank); /* in range, no live connection */
 void pms_job_rank_gone(pms_job *j, int rank);
 
 /* KVS: where a put goes, and what a get sees (FENCE-2, FENCE-6) */
-void pms_kvs_store(pms_job *j, pms_conn *c, pmc_wire w, pmc_slice k, pmc_slice v, int *rc);
+void pms_kvs_store(pms_job *j, pms_peer *c, pmc_wire w, pmc_slice k, pmc_slice v, int *rc);
 pmc_slice pms_stored_value(const pms_persona *p, pmc_slice v); /* NUL, B9 truncation */
-const pms_kv *pms_kvs_lookup(pms_job *j, const pms_conn *c, pmc_slice k);
+const pms_kv *pms_kvs_lookup(pms_job *j, const pms_peer *c, pmc_slice k);
 void pms_kvs_commit_all(pms_job *j);
 
 /* waits */
-pms_wait *pms_wait_add(pms_job *j, pms_wait_kind kind, pms_conn *c, const pmc_msg *m);
+pms_wait *pms_wait_add(pms_job *j, pms_wait_kind kind, pms_peer *c, const pmc_msg *m);
 void pms_wait_free(pms_wait *w);
-void pms_fence_enter(pms_conn *c, const pmc_msg *m);
-void pms_barrier_enter(pms_conn *c, const pmc_msg *m);
+void pms_fence_enter(pms_peer *c, const pmc_msg *m);
+void pms_barrier_enter(pms_peer *c, const pmc_msg *m);
 void pms_waits_recheck(pms_job *j); /* answer whatever became answerable */
-void pms_waits_drop_conn(pms_job *j, pms_conn *c);
+void pms_waits_drop_peer(pms_job *j, pms_peer *c);
 
 /* PMI-2 return codes (the pmi2.h values every implementation shares) */
 enum {
@@ -250,61 +363,51 @@ enum {
     PMS_RC_KEY = 3,     /* a missing or malformed key */
     PMS_RC_UNKNOWN = 10 /* an unknown or unparsable command */
 };
-/* SPEC RC-6 numbers for a codec error (dispatch.c) */
-int pms_rc_of(pmc_errcode code);
 /* Hydra personas: a protocol error aborts the whole job with 255 (job.c) */
-void pms_protocol_fatal(pms_conn *c, const char *why);
+void pms_protocol_fatal(pms_peer *c, const char *why);
 /* Slurm: a crash of slurmstepd: every connection of the job closes (persona
  * job_wide_failures), or only c's */
-void pms_job_crash(pms_conn *c, const char *why);
+void pms_job_crash(pms_peer *c, const char *why);
 /* Slurm: the job's connections are no longer answered (persona job_wide_failures) */
-void pms_job_wedge(pms_conn *c, const char *why);
-/* Slurm: answer finalize-response and never read the connection again
- * (persona bad_len_finalize; conn.c) */
-void pms_conn_drop_finalize(pms_conn *c, const char *why);
+void pms_job_wedge(pms_peer *c, const char *why);
 /* persona netinfo_attr (job.c) */
 bool pms_netinfo_sorts_after(pmc_slice k);
 void pms_netinfo(char *buf, size_t n);
 /* A rank's connection ended before finalize (persona eof_kills_job). */
-void pms_rank_lost(pms_conn *c, const char *why);
-/* ERR-7: answer a command this server does not implement, per persona */
-void pms_unknown_command(pms_conn *c, const pmc_msg *m);
+void pms_rank_lost(pms_peer *c, const char *why);
 
 /* spawn (spawn.c), kvs-getall/putall (kvsall.c), ring (job.c) */
-void pms_spawn_v2(pms_conn *c, const pmc_msg *m);
-void pms_spawn_v2_cmd(pms_conn *c, const pmc_msg *m);
-void pms_spawn_v1(pms_conn *c, const pmc_msg *m);
-void pms_spawn_conn_gone(pms_conn *c);
-void pms_kvs_getall(pms_conn *c, const pmc_msg *m);
-void pms_kvs_putall(pms_conn *c, const pmc_msg *m);
-void pms_kvs_putall_pair(pms_conn *c, const pmc_msg *m);
-void pms_ring_enter(pms_conn *c, const pmc_msg *m);
+void pms_spawn_v2(pms_peer *c, const pmc_msg *m);
+void pms_spawn_v2_cmd(pms_peer *c, const pmc_msg *m);
+void pms_spawn_v1(pms_peer *c, const pmc_msg *m);
+void pms_spawn_conn_gone(pms_peer *c);
+void pms_kvs_getall(pms_peer *c, const pmc_msg *m);
+void pms_kvs_putall(pms_peer *c, const pmc_msg *m);
+void pms_kvs_putall_pair(pms_peer *c, const pmc_msg *m);
+void pms_ring_enter(pms_peer *c, const pmc_msg *m);
 /* a job that `j` may read: itself, its spawner, its children, connected jobs */
 bool pms_job_may_read(const pms_job *j, const pms_job *o);
 /* PMI_dead_processes: failed ranks as "1,3-5" (empty: none) */
 void pms_dead_processes(const pms_job *j, char *buf, size_t n);
 
 /* observation and fault injection (faults.c); cheap no-ops when unused */
-bool pms_fault_request(pms_conn *c, const pmc_msg *m); /* true: a fault answered it */
+bool pms_fault_request(pms_peer *c, const pmc_msg *m); /* true: a fault answered it */
 /* Hand the request to the observer only (no fault, no answer). */
-void pms_fault_observe(pms_conn *c, const pmc_msg *m);
-void pms_fault_reply_begin(pms_conn *c, const char *cmd, pmc_slice thrid);
-bool pms_fault_outgoing(pms_conn *c, size_t before); /* true: it took out[before..] */
-bool pms_fault_holding(const pms_conn *c); /* replies wait in the fault queue */
+void pms_fault_observe(pms_peer *c, const pmc_msg *m);
+void pms_fault_reply_begin(pms_peer *c, const char *cmd, pmc_slice thrid);
+bool pms_fault_outgoing(pms_peer *c, pmc_out *o, size_t before); /* true: it took o[before..] */
+bool pms_fault_holding(const pms_peer *c); /* replies wait in the fault queue */
 int pms_faults_service(pms_server *s, long long now_ms, int timeout_ms);
-void pms_faults_conn_free(pms_conn *c);
+void pms_faults_conn_free(pms_peer *c);
 void pms_faults_free(pms_server *s);
-void pms_observe_bytes(pms_conn *c, bool from_client, const void *p, size_t n);
-void pms_observe_event(pms_conn *c, const char *what, const char *why);
-void pms_observe_decode_error(pms_conn *c, const pmc_error *e);
+void pms_observe_bytes(pms_peer *c, bool from_client, const void *p, size_t n);
+void pms_observe_event(pms_peer *c, const char *what, const char *why);
+void pms_observe_decode_error(pms_peer *c, const pmc_error *e);
 
 /* the groups profile's glue (group_port.c; the state machine is groups.c) */
 struct pms_groups *pms_group_state_new(pms_server *s); /* NULL: the persona lacks it */
 bool pms_group_cmd(const pmc_msg *m);                  /* a group- command or event */
-/* GROUP-29: the reason an error answer to a group- request carries (NULL: not one) */
-const char *pms_group_error_reason(const pms_conn *c, pmc_wire wire, pmc_slice cmd,
-                                   const char *text);
-void pms_group_conn_gone(pms_conn *c);        /* an identified connection closed */
+void pms_group_conn_gone(pms_peer *c);        /* an identified connection closed */
 void pms_group_rank_gone(pms_job *j, int rank); /* a rank ended (no connection) */
 
 #endif

@@ -1,6 +1,7 @@
 /* Jobs: ranks, their nodes, PMI_process_mapping, and the requests that wait
  * (fences, barriers, node attributes, lazy gets). */
 #include "internal.h"
+#include "groups.h"
 #include "mutant.h"
 
 #include <arpa/inet.h>
@@ -299,7 +300,7 @@ bool pms_job_rank_free(const pms_job *j, long long rank)
     return rank >= 0 && rank < j->size && !pms_rank_bound(j, (int)rank);
 }
 
-bool pms_job_bind(pms_job *j, pms_conn *c, int rank)
+bool pms_job_bind(pms_job *j, pms_peer *c, int rank)
 {
     if (rank < 0 || rank >= j->size)
         return false;
@@ -308,9 +309,9 @@ bool pms_job_bind(pms_job *j, pms_conn *c, int rank)
     if (c->rank >= 0)
         return c->job == j && c->rank == rank;
     pms_rank *r = &j->ranks[rank];
-    if (r->conn && r->conn != c && !r->conn->dead)
+    if (r->peer && r->peer != c && !r->peer->dead)
         return false;
-    r->conn = c;
+    r->peer = c;
     if (r->state == PMS_RANK_NEW)
         r->state = PMS_RANK_LIVE;
     c->job = j;
@@ -321,19 +322,20 @@ bool pms_job_bind(pms_job *j, pms_conn *c, int rank)
 void pms_job_rank_gone(pms_job *j, int rank)
 {
     pms_rank *r = &j->ranks[rank];
-    r->conn = NULL;
+    r->peer = NULL;
     if (r->state != PMS_RANK_FINALIZED)
         r->state = PMS_RANK_GONE;
     /* fewer participants: a fence or barrier may now be complete */
     pms_waits_recheck(j);
-    pms_group_rank_gone(j, rank); /* GROUP-25, GROUP-20, GROUP-27 */
+    if (j->srv->groups) /* GROUP-25, GROUP-20, GROUP-27 */
+        pms_groups_proc_gone(j->srv->groups, j, rank);
 }
 
 /* mpich-wire.md §9: Hydra answers no protocol error.  mpiexec prints a
  * diagnostic, kills every process of the job and exits 255; here the job is
  * marked aborted with 255 (the launcher then kills its ranks) and the
  * offending connection is closed without an answer. */
-static void take_job_down(pms_conn *c, int code, const char *why)
+static void take_job_down(pms_peer *c, int code, const char *why)
 {
     pms_job *j = c->job;
     pms_log(c->srv, 0, "conn %d (rank %d): %s: tearing the job down (exit code %d)", c->id,
@@ -348,22 +350,22 @@ static void take_job_down(pms_conn *c, int code, const char *why)
 
 /* Slurm: slurmstepd dies (a NULL key dereferenced, an oversized frame):
  * every connection of the job ends at once, unanswered. */
-void pms_job_crash(pms_conn *c, const char *why)
+void pms_job_crash(pms_peer *c, const char *why)
 {
     pms_log(c->srv, 0, "conn %d (rank %d): %s: the server crashes", c->id, c->rank, why);
     if (!c->job || !c->srv->persona->job_wide_failures) {
-        pms_conn_close(c, why); /* only the connection that caused it */
+        pms_port_close(c, why); /* only the connection that caused it */
         return;
     }
     c->job->wedged = true; /* the agent is gone: nothing of the step is served again */
-    for (pms_conn *o = c->srv->conns; o; o = o->next)
+    for (pms_peer *o = c->srv->peers; o; o = o->next)
         if (o->job == c->job && !o->dead)
-            pms_conn_close(o, why);
+            pms_port_close(o, why);
 }
 
 /* Slurm's agent stops serving the job after it dropped one connection
  * (persona job_wide_failures; observed: every such case is others-affected). */
-void pms_job_wedge(pms_conn *c, const char *why)
+void pms_job_wedge(pms_peer *c, const char *why)
 {
     if (!c->job || c->job->wedged || !c->srv->persona->job_wide_failures)
         return;
@@ -372,19 +374,34 @@ void pms_job_wedge(pms_conn *c, const char *why)
     c->job->wedged = true;
 }
 
-void pms_protocol_fatal(pms_conn *c, const char *why)
+/* Slurm: answer finalize-response and never read the connection again
+ * (persona bad_len_finalize): what its agent does with a task it gave up on. */
+void pms_conn_drop_finalize(pms_peer *c, const char *why)
+{
+    if (c->dead || c->deaf)
+        return;
+    pms_log(c->srv, 0, "conn %d (rank %d): %s: finalize-response, then the connection is "
+            "dropped", c->id, c->rank, why);
+    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "finalize-response", (pmc_slice){ NULL, 0 });
+    pmc_enc_int(e, "rc", 0);
+    pms_reply_send(c);
+    pms_port_stop_reading(c, why);
+    pms_job_wedge(c, why);
+}
+
+void pms_protocol_fatal(pms_peer *c, const char *why)
 {
     if (c->dead)
         return;
     take_job_down(c, 255, why);
-    pms_conn_close(c, why);
+    pms_port_close(c, why);
 }
 
 /* The peer closed (or broke) its connection.  Hydra's proxy takes the PMI
  * socket of a rank that spoke PMI and has not finalized for the death of
  * the process and SIGKILLs the job: mpiexec's status is 9 (mpich-wire.md
  * §9).  A program that never spoke PMI (a spawned /bin/true) just ends. */
-void pms_rank_lost(pms_conn *c, const char *why)
+void pms_rank_lost(pms_peer *c, const char *why)
 {
     if (c->dead || !c->srv->persona->eof_kills_job || !c->job || c->rank < 0 || c->finalized ||
         !c->job->ranks[c->rank].spoke)
@@ -394,14 +411,14 @@ void pms_rank_lost(pms_conn *c, const char *why)
 
 /* ---- waits --------------------------------------------------------------- */
 
-pms_wait *pms_wait_add(pms_job *j, pms_wait_kind kind, pms_conn *c, const pmc_msg *m)
+pms_wait *pms_wait_add(pms_job *j, pms_wait_kind kind, pms_peer *c, const pmc_msg *m)
 {
     pms_wait *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
     w->kind = kind;
-    w->conn = c;
-    w->conn_gen = c->gen;
+    w->peer = c;
+    w->peer_gen = c->gen;
     w->wire = m->wire;
     w->node = c->rank >= 0 ? j->ranks[c->rank].node : 0;
     if (m->thrid.ptr)
@@ -427,13 +444,12 @@ void pms_wait_free(pms_wait *w)
     free(w);
 }
 
-void pms_waits_drop_conn(pms_job *j, pms_conn *c)
+void pms_waits_drop_peer(pms_job *j, pms_peer *c)
 {
-    pms_spawn_conn_gone(c); /* a half-received PMI-1 spawn or kvs-putall */
     pms_wait **pp = &j->waits;
     while (*pp) {
         pms_wait *w = *pp;
-        if (w->conn == c) {
+        if (w->peer == c) {
             *pp = w->next;
             pms_wait_free(w);
         } else {
@@ -503,14 +519,14 @@ static bool same_group(const pms_wait *a, const pms_wait *b)
     return strcmp(a->group, b->group) == 0;
 }
 
-static void reply_fence(pms_conn *c, const pms_wait *w)
+static void reply_fence(pms_peer *c, const pms_wait *w)
 {
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "kvs-fence-response", thrid_of(w));
     pmc_enc_int(e, "rc", 0);
     pms_reply_send(c);
 }
 
-static void reply_barrier(pms_conn *c, const pms_wait *w)
+static void reply_barrier(pms_peer *c, const pms_wait *w)
 {
     const pms_persona *p = c->srv->persona;
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "barrier_out", (pmc_slice){ NULL, 0 });
@@ -566,11 +582,11 @@ static void release(pms_job *j, pms_wait_kind kind, const pms_wait *proto)
     }
     for (pms_wait *x = released, *n; x; x = n) {
         n = x->next;
-        if (!x->conn->dead) {
+        if (!x->peer->dead) {
             if (kind == PMS_WAIT_FENCE)
-                reply_fence(x->conn, x);
+                reply_fence(x->peer, x);
             else
-                reply_barrier(x->conn, x);
+                reply_barrier(x->peer, x);
         }
         pms_wait_free(x);
     }
@@ -583,7 +599,7 @@ static void release_round(pms_job *j, pms_wait_kind kind, unsigned char *in)
     pms_wait *released = NULL, **rt = &released;
     while (*pp) {
         pms_wait *x = *pp;
-        int r = x->conn->rank;
+        int r = x->peer->rank;
         if (x->kind == kind && is_world(x) && r >= 0 && in[r]) {
             in[r] = 0; /* only its first one */
             *pp = x->next;
@@ -596,11 +612,11 @@ static void release_round(pms_job *j, pms_wait_kind kind, unsigned char *in)
     }
     for (pms_wait *x = released, *n; x; x = n) {
         n = x->next;
-        if (!x->conn->dead) {
+        if (!x->peer->dead) {
             if (kind == PMS_WAIT_FENCE)
-                reply_fence(x->conn, x);
+                reply_fence(x->peer, x);
             else
-                reply_barrier(x->conn, x);
+                reply_barrier(x->peer, x);
         }
         pms_wait_free(x);
     }
@@ -629,8 +645,8 @@ static void fail_round(pms_job *j, pms_wait_kind kind, const char *who)
     pmc_slice cmd = { fence ? "kvs-fence" : "barrier_in", fence ? 9 : 10 };
     for (pms_wait *x = failed, *n; x; x = n) {
         n = x->next;
-        if (!x->conn->dead)
-            pms_reply_error(x->conn, fence ? PMC_WIRE_V2 : PMC_WIRE_V1, cmd, thrid_of(x),
+        if (!x->peer->dead)
+            pms_reply_error(x->peer, fence ? PMC_WIRE_V2 : PMC_WIRE_V1, cmd, thrid_of(x),
                             PMS_RC_FAIL, "process %s ended before finalize: the %s cannot complete",
                             who, fence ? "fence" : "barrier");
         pms_wait_free(x);
@@ -685,7 +701,7 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
         }
         const pms_wait none = { .kind = PMS_WAIT_FENCE };
         for (int r = 0; r < j->size; r++) {
-            pms_conn *rc = j->ranks[r].conn;
+            pms_peer *rc = j->ranks[r].peer;
             if (participates(&j->ranks[r]) && rc && !rc->dead && !rc->deaf)
                 reply_fence(rc, &none);
         }
@@ -715,7 +731,7 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
         }
         const pms_wait none = { .kind = PMS_WAIT_BARRIER };
         for (int r = 0; r < j->size; r++) {
-            pms_conn *rc = j->ranks[r].conn;
+            pms_peer *rc = j->ranks[r].peer;
             if (participates(&j->ranks[r]) && rc && !rc->dead && !rc->deaf)
                 reply_barrier(rc, &none);
         }
@@ -729,8 +745,8 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
         for (int r = 0; r < j->size; r++)
             need += participates(&j->ranks[r]);
         for (pms_wait *w = j->waits; in && w; w = w->next)
-            if (w->kind == kind && is_world(w) && w->conn->rank >= 0 && !in[w->conn->rank]) {
-                in[w->conn->rank] = 1;
+            if (w->kind == kind && is_world(w) && w->peer->rank >= 0 && !in[w->peer->rank]) {
+                in[w->peer->rank] = 1;
                 have++;
             }
         if (in && kind == PMS_WAIT_BARRIER && need > 1 &&
@@ -759,7 +775,7 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
                 continue;
             need++;
             for (pms_wait *x = j->waits; x; x = x->next)
-                if (x->kind == kind && x->conn->rank == r && same_group(x, w)) {
+                if (x->kind == kind && x->peer->rank == r && same_group(x, w)) {
                     have++;
                     break;
                 }
@@ -772,7 +788,7 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
     return false;
 }
 
-void pms_fence_enter(pms_conn *c, const pmc_msg *m)
+void pms_fence_enter(pms_peer *c, const pmc_msg *m)
 {
     pms_job *j = c->job;
     pms_rank *r = &j->ranks[c->rank];
@@ -792,7 +808,7 @@ void pms_fence_enter(pms_conn *c, const pmc_msg *m)
     pms_waits_recheck(j);
 }
 
-void pms_barrier_enter(pms_conn *c, const pmc_msg *m)
+void pms_barrier_enter(pms_peer *c, const pmc_msg *m)
 {
     pms_job *j = c->job;
     j->ranks[c->rank].barrier_epoch++;
@@ -807,15 +823,13 @@ void pms_barrier_enter(pms_conn *c, const pmc_msg *m)
  * rank has not reached the asker's fence epoch. */
 static bool lazy_get_pending(const pms_job *j, const pms_wait *w)
 {
-    int epoch = j->ranks[w->conn->rank].fence_epoch;
+    int epoch = j->ranks[w->peer->rank].fence_epoch;
     for (int r = 0; r < j->size; r++)
         if (participates(&j->ranks[r]) && j->ranks[r].fence_epoch < epoch)
             return true;
     return false;
 }
 
-void pms_kvs_get_reply(pms_conn *c, pmc_slice thrid, const pms_kv *kv); /* v2_cmds.c */
-void pms_nodeattr_reply(pms_conn *c, pmc_slice thrid, const pms_kv *kv); /* v2_cmds.c */
 
 /* RING-1: once every rank has sent ring, rank r gets the sum of the counts
  * of ranks below it, the ring-right of r-1 and the ring-left of r+1. */
@@ -834,21 +848,21 @@ static bool try_ring(pms_job *j)
     if (!by)
         return false;
     for (pms_wait *w = j->waits; w; w = w->next)
-        if (w->kind == PMS_WAIT_RING && !by[w->conn->rank])
-            by[w->conn->rank] = w;
+        if (w->kind == PMS_WAIT_RING && !by[w->peer->rank])
+            by[w->peer->rank] = w;
     long long sum = 0;
     for (int r = 0; r < j->size; r++) {
         pms_wait *w = by[r];
         if (!w)
             continue; /* a rank that is gone */
         pms_wait *l = by[(r + j->size - 1) % j->size], *rt = by[(r + 1) % j->size];
-        if (!w->conn->dead) {
-            pmc_enc *e = pms_reply_begin(w->conn, PMC_WIRE_V2, "ring-response", thrid_of(w));
+        if (!w->peer->dead) {
+            pmc_enc *e = pms_reply_begin(w->peer, PMC_WIRE_V2, "ring-response", thrid_of(w));
             pmc_enc_int(e, "rc", 0);
             pmc_enc_int(e, "ring-count", sum);
             pmc_enc_str(e, "ring-left", l && l->group ? l->group : "");
             pmc_enc_str(e, "ring-right", rt && rt->key ? rt->key : "");
-            pms_reply_send(w->conn);
+            pms_reply_send(w->peer);
         }
         sum += w->epoch;
     }
@@ -866,11 +880,11 @@ static bool try_ring(pms_job *j)
     return true;
 }
 
-void pms_ring_enter(pms_conn *c, const pmc_msg *m)
+void pms_ring_enter(pms_peer *c, const pmc_msg *m)
 {
     pms_job *j = c->job;
     for (pms_wait *w = j->waits; w; w = w->next)
-        if (w->kind == PMS_WAIT_RING && w->conn->rank == c->rank) {
+        if (w->kind == PMS_WAIT_RING && w->peer->rank == c->rank) {
             pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
                             "this rank is already in the ring");
             return;
@@ -960,9 +974,9 @@ void pms_waits_recheck(pms_job *j)
             }
             *pp = w->next;
             if (w->kind == PMS_WAIT_NODEATTR)
-                pms_nodeattr_reply(w->conn, thrid_of(w), kv);
+                pms_nodeattr_reply(w->peer, thrid_of(w), kv);
             else
-                pms_kvs_get_reply(w->conn, thrid_of(w), kv);
+                pms_kvs_get_reply(w->peer, thrid_of(w), kv);
             pms_wait_free(w);
             j->recheck_again = true; /* the list may have changed under the reply */
             break;
@@ -1002,13 +1016,13 @@ void pms_rank_exited(pms_job *j, int rank)
         return;
     pms_rank *r = &j->ranks[rank];
     if (r->state == PMS_RANK_NEW || r->state == PMS_RANK_LIVE) {
-        if (r->conn && !r->conn->dead && r->conn->deaf) {
+        if (r->peer && !r->peer->dead && r->peer->deaf) {
             /* a connection the server stopped reading (persona eof_unnoticed,
              * bad_len_finalize) ends with its process */
-            pms_conn_close(r->conn, "the process ended");
+            pms_port_close(r->peer, "the process ended");
             return;
         }
-        if (r->conn && !r->conn->dead)
+        if (r->peer && !r->peer->dead)
             return; /* its connection will report when it closes */
         pms_job_rank_gone(j, rank);
     }
@@ -1021,7 +1035,7 @@ bool pms_rank_used(const pms_job *j, int rank)
 
 bool pms_rank_bound(const pms_job *j, int rank)
 {
-    return rank >= 0 && rank < j->size && j->ranks[rank].conn && !j->ranks[rank].conn->dead;
+    return rank >= 0 && rank < j->size && j->ranks[rank].peer && !j->ranks[rank].peer->dead;
 }
 
 /* ---- KVS visibility ------------------------------------------------------ */
@@ -1042,7 +1056,7 @@ pmc_slice pms_stored_value(const pms_persona *p, pmc_slice v)
     return v;
 }
 
-void pms_kvs_store(pms_job *j, pms_conn *c, pmc_wire w, pmc_slice k, pmc_slice v, int *rc)
+void pms_kvs_store(pms_job *j, pms_peer *c, pmc_wire w, pmc_slice k, pmc_slice v, int *rc)
 {
     const pms_persona *p = c->srv->persona;
     v = pms_stored_value(p, v);
@@ -1060,7 +1074,7 @@ void pms_kvs_store(pms_job *j, pms_conn *c, pmc_wire w, pmc_slice k, pmc_slice v
 
 /* What a get sees: the caller's own pending puts first when the persona
  * shows them to their putter (FENCE-6), then the committed KVS. */
-const pms_kv *pms_kvs_lookup(pms_job *j, const pms_conn *c, pmc_slice k)
+const pms_kv *pms_kvs_lookup(pms_job *j, const pms_peer *c, pmc_slice k)
 {
     if (c->srv->persona->own_put_visible && c->job == j && c->rank >= 0) {
         const pms_kv *own = pms_kvs_get(&j->ranks[c->rank].pending, k.ptr, k.len);

@@ -25,6 +25,15 @@ const pms_persona *pms_mutant_persona(const pms_mutant *m)
     return &p;
 }
 
+const pms_persona *pms_persona_resolve(const char *name)
+{
+    if (name && strncmp(name, "mutant:", 7) == 0) {
+        const pms_mutant *m = pms_mutant_get(name + 7);
+        return m ? pms_mutant_persona(m) : NULL;
+    }
+    return pms_persona_get(name);
+}
+
 void pms_mutant_print_list(FILE *f)
 {
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)

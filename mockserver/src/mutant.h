@@ -36,6 +36,9 @@ const pms_mutant *pms_mutant_get(const char *name);
 /* The strict persona with m applied (per-thread storage, valid until the
  * next call: a server keeps its own copy). */
 const pms_persona *pms_mutant_persona(const pms_mutant *m);
+/* A persona by name, "mutant:NAME" included (pms_persona_get knows the
+ * personas only: the registry sits above them and the mutant tables). */
+const pms_persona *pms_persona_resolve(const char *name);
 /* One line per mutant: name TAB clause TAB what [TAB unobservable: why]. */
 void pms_mutant_print_list(FILE *f);
 

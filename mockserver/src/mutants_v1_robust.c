@@ -4,7 +4,8 @@
  * ends at NUL, a message run at the end of the stream, a reader that gives
  * up after an error.  Most act here, behind the hooks of
  * mutants_v1_robust.h; the abort and put ones are in v1_cmds.c, the spawn
- * one in spawn.c, the read and hold ones in conn.c, the PMI_PORT ones in
+ * one in spawn.c, the read and hold ones behind the connection's
+ * callbacks (peer.c), the PMI_PORT ones in
  * v1_cmds.c too. */
 #include "mutant.h"
 #include "mutants_v1_robust.h"
@@ -65,15 +66,15 @@ const pms_mutant pms_mutants_v1_robust[] = {
 static const pmc_slice no_thrid = { NULL, 0 };
 
 /* A copy of m with other pairs, served in its place. */
-static void serve_pairs(pms_conn *c, const pmc_msg *m, const pmc_pair *pairs, size_t n)
+static void serve_pairs(pms_peer *c, const pmc_msg *m, const pmc_pair *pairs, size_t n)
 {
     pmc_msg copy = *m;
     copy.pairs = pairs;
     copy.npairs = n;
-    pms_dispatch(c, &copy);
+    c->srv->serve(c, &copy);
 }
 
-static bool drop_earlier_dups(pms_conn *c, const pmc_msg *m)
+static bool drop_earlier_dups(pms_peer *c, const pmc_msg *m)
 {
     pmc_pair *keep = malloc((m->npairs + 1) * sizeof *keep);
     size_t n = 0;
@@ -99,7 +100,7 @@ static bool drop_earlier_dups(pms_conn *c, const pmc_msg *m)
 static const char *const known[] = { "get_universe_size", "get_my_kvsname", "get_appnum",
                                      "get_maxes", "barrier_in", "finalize", "get", "put" };
 
-static bool prefix_match(pms_conn *c, const pmc_msg *m)
+static bool prefix_match(pms_peer *c, const pmc_msg *m)
 {
     if (m->cmd != PMC_CMD_UNKNOWN)
         return false;
@@ -109,14 +110,14 @@ static bool prefix_match(pms_conn *c, const pmc_msg *m)
             pmc_msg copy = *m;
             copy.name = (pmc_slice){ known[i], n };
             copy.cmd = pmc_cmd_lookup(PMC_WIRE_V1, known[i], n);
-            pms_dispatch(c, &copy);
+            c->srv->serve(c, &copy);
             return true;
         }
     }
     return false;
 }
 
-static void spawn_ok(pms_conn *c)
+static void spawn_ok(pms_peer *c)
 {
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "spawn_result", no_thrid);
     pmc_enc_int(e, "rc", 0);
@@ -126,7 +127,7 @@ static void spawn_ok(pms_conn *c)
 /* v1-error-echoes-cr: the unknown-command answer names the command as it
  * came, CR included.  The encoder writes no such name: it writes one with
  * every byte it refuses replaced, and the bytes are put back. */
-static bool echo_raw_name(pms_conn *c, pmc_slice cmd)
+static bool echo_raw_name(pms_peer *c, pmc_slice cmd)
 {
     if (!cmd.ptr || !memchr(cmd.ptr, '\r', cmd.len) || cmd.len > 200)
         return false;
@@ -154,7 +155,7 @@ static bool echo_raw_name(pms_conn *c, pmc_slice cmd)
     return ok;
 }
 
-bool pms_mutant_v1r_request(pms_conn *c, const pmc_msg *m)
+bool pms_mutant_v1r_request(pms_peer *c, const pmc_msg *m)
 {
     if (!c->srv->persona->mutant || m->wire == PMC_WIRE_V2)
         return false;
@@ -165,7 +166,7 @@ bool pms_mutant_v1r_request(pms_conn *c, const pmc_msg *m)
         return true;
     }
     if (MUT(c, "v1-line-1024-closed") && m->wire == PMC_WIRE_V1 && m->raw.len == 1024) {
-        pms_conn_close(c, "a 1024-byte line fills the 1024-byte buffer: no room for its NUL");
+        pms_port_close(c, "a 1024-byte line fills the 1024-byte buffer: no room for its NUL");
         return true;
     }
     if (MUT(c, "v1-pairs-table-64") && m->npairs > 66) {
@@ -212,36 +213,36 @@ bool pms_mutant_v1r_request(pms_conn *c, const pmc_msg *m)
         pmc_msg copy = *m;
         copy.name = (pmc_slice){ "spawn", 5 };
         copy.cmd = PMC_V1_SPAWN;
-        pms_dispatch(c, &copy);
+        c->srv->serve(c, &copy);
         return true;
     }
     return false;
 }
 
 /* v1-error-drops-rest and v1-coalesced-64: what this thread's server saw. */
-static _Thread_local pms_conn *err_conn, *read_conn;
+static _Thread_local pms_peer *err_conn, *read_conn;
 static _Thread_local int served_in_read;
 
-void pms_mutant_v1r_error_sent(pms_conn *c, pmc_wire wire)
+void pms_mutant_v1r_error_sent(pms_peer *c, pmc_wire wire)
 {
     if (wire != PMC_WIRE_V2 && MUT(c, "v1-error-drops-rest"))
         err_conn = c;
 }
 
-void pms_mutant_v1r_after(pms_conn *c, const pmc_msg *m)
+void pms_mutant_v1r_after(pms_peer *c, const pmc_msg *m)
 {
     if (!c->srv->persona->mutant || c->dead)
         return;
     if (err_conn == c && MUT(c, "v1-error-drops-rest")) {
         err_conn = NULL;
-        pmc_decoder_reset(c->dec); /* ERR-4 broken: the lines after the bad one are lost */
+        pms_port_drop_input(c); /* ERR-4 broken: the lines after the bad one are lost */
     }
     if (m->wire != PMC_WIRE_V2 && read_conn == c && MUT(c, "v1-coalesced-64") &&
         ++served_in_read >= 64)
-        pmc_decoder_reset(c->dec); /* CONN-1 broken: the rest of the read is lost */
+        pms_port_drop_input(c); /* CONN-1 broken: the rest of the read is lost */
 }
 
-bool pms_mutant_v1r_read(pms_conn *c, const char *p, size_t n, size_t before)
+bool pms_mutant_v1r_read(pms_peer *c, const char *p, size_t n, size_t before)
 {
     if (!c->srv->persona->mutant)
         return false;
@@ -251,12 +252,12 @@ bool pms_mutant_v1r_read(pms_conn *c, const char *p, size_t n, size_t before)
            memcmp(p, "cmd=", n) == 0;
 }
 
-bool pms_mutant_v1r_holds(const pms_conn *c)
+bool pms_mutant_v1r_holds(const pms_peer *c)
 {
     return MUT(c, "v1-partial-line-holds") && c->version == 1;
 }
 
-const char *pms_mutant_v1r_eof_tail(const pms_conn *c)
+const char *pms_mutant_v1r_eof_tail(const pms_peer *c)
 {
     if (MUT(c, "v1-eof-runs-line"))
         return "\n";
@@ -265,18 +266,18 @@ const char *pms_mutant_v1r_eof_tail(const pms_conn *c)
     return NULL;
 }
 
-bool pms_mutant_v1r_write_blocks(const pms_conn *c)
+bool pms_mutant_v1r_write_blocks(const pms_peer *c)
 {
     return MUT(c, "v1-blocking-write");
 }
 
-bool pms_mutant_v1r_decode_error(pms_conn *c, const pmc_error *e)
+bool pms_mutant_v1r_decode_error(pms_peer *c, const pmc_error *e)
 {
     if (!c->srv->persona->mutant)
         return false;
     if (MUT(c, "v1-no-cmd-silent") && e->fatal && e->wire == PMC_WIRE_V2 && c->version == 1) {
         /* ERR-3 broken: what is not a PMI-1 line is thrown away unanswered */
-        pmc_decoder_reset(c->dec);
+        pms_port_drop_input(c);
         return true;
     }
     if (e->wire == PMC_WIRE_V2)

@@ -9,23 +9,23 @@
 
 /* dispatch.c, before validation: true when the mutant dealt with *m
  * (answered it, dropped it, or served a rewritten copy). */
-bool pms_mutant_v1r_request(pms_conn *c, const pmc_msg *m);
+bool pms_mutant_v1r_request(pms_peer *c, const pmc_msg *m);
 /* dispatch.c, after a request was handled. */
-void pms_mutant_v1r_after(pms_conn *c, const pmc_msg *m);
-/* conn.c decode_error: true when the mutant dealt with the error. */
-bool pms_mutant_v1r_decode_error(pms_conn *c, const pmc_error *e);
-/* conn.c at_eof: bytes to feed before the end of stream is judged (the
+void pms_mutant_v1r_after(pms_peer *c, const pmc_msg *m);
+/* peer.c decode_error: true when the mutant dealt with the error. */
+bool pms_mutant_v1r_decode_error(pms_peer *c, const pmc_error *e);
+/* peer.c at_eof: bytes to feed before the end of stream is judged (the
  * mutant completes an unterminated message), or NULL. */
-const char *pms_mutant_v1r_eof_tail(const pms_conn *c);
-/* conn.c pms_reply_error: an error answer went out. */
-void pms_mutant_v1r_error_sent(pms_conn *c, pmc_wire wire);
-/* conn.c, after each read of n bytes (before: bytes that were pending):
+const char *pms_mutant_v1r_eof_tail(const pms_peer *c);
+/* port.c pms_reply_error: an error answer went out. */
+void pms_mutant_v1r_error_sent(pms_peer *c, pmc_wire wire);
+/* peer.c, after each read of n bytes (before: bytes that were pending):
  * true when the mutant gives up on the connection. */
-bool pms_mutant_v1r_read(pms_conn *c, const char *p, size_t n, size_t before);
-/* conn.c pms_conn_flush: answers go out with blocking writes (the whole
- * server waits for a client that does not read). */
-bool pms_mutant_v1r_write_blocks(const pms_conn *c);
-/* conn.c hol_update: a partial PMI-1 line holds the other connections. */
-bool pms_mutant_v1r_holds(const pms_conn *c);
+bool pms_mutant_v1r_read(pms_peer *c, const char *p, size_t n, size_t before);
+/* peer.c sync_conn: answers go out with blocking writes (the whole
+ * server waits for a client that does not read); a connection flag. */
+bool pms_mutant_v1r_write_blocks(const pms_peer *c);
+/* peer.c hol_update: a partial PMI-1 line holds the other connections. */
+bool pms_mutant_v1r_holds(const pms_peer *c);
 
 #endif

@@ -120,7 +120,7 @@ const pms_mutant pms_mutants_v2[] = {
     { NULL, NULL, NULL, NULL, NULL },
 };
 
-static bool is(const pms_conn *c, const char *name)
+static bool is(const pms_peer *c, const char *name)
 {
     return PMS_MUTANT(c->srv->persona, name);
 }
@@ -145,7 +145,7 @@ static const char *const reply_mutants[] = {
     "v2-cmd-not-first", "errmsg-generic", "errmsg-semicolon", "v2-nul-in-value", NULL,
 };
 
-/* A reply's pairs, as offsets into one growing arena (c->out may move).  The
+/* A reply's pairs, as offsets into one growing arena (the reply's buffer may move).  The
  * rewriting state is per thread: client mode runs servers in threads at once. */
 typedef struct xpair {
     size_t k, kl, v, vl;
@@ -225,7 +225,7 @@ static void put(pmc_out *o, const char *p, size_t n)
     pmc_out_append(o, p, n);
 }
 
-static void build_body(const pms_conn *c, size_t name, size_t namel)
+static void build_body(const pms_peer *c, size_t name, size_t namel)
 {
     bool jobattr = namel == 24 && memcmp(arena + name, "info-getjobattr-response", 24) == 0;
     pmc_out_reset(&body);
@@ -257,7 +257,7 @@ static void build_body(const pms_conn *c, size_t name, size_t namel)
         put(&body, "xy", 2);
 }
 
-static void add_frame(const pms_conn *c, const char *b, size_t n)
+static void add_frame(const pms_peer *c, const char *b, size_t n)
 {
     char len[16];
     bool jobattr = n > 28 && memcmp(b, "cmd=info-getjobattr-response;", 29) == 0;
@@ -274,7 +274,7 @@ static void add_frame(const pms_conn *c, const char *b, size_t n)
 static _Thread_local pmc_out held;
 static _Thread_local int held_conn = -1;
 
-static void release_held(pms_conn *c)
+static void release_held(pms_peer *c)
 {
     if (held_conn != c->id || !held.len)
         return;
@@ -284,29 +284,29 @@ static void release_held(pms_conn *c)
 }
 
 /* "cmd=x a=b c=d\n" -> "    ..cmd=x;a=b;c=d;" (v1-answered-as-frame) */
-static void v1_as_frame(pms_conn *c, size_t before)
+static void v1_as_frame(pms_peer *c, pmc_out *o, size_t before)
 {
-    const char *p = c->out.buf + before;
-    size_t n = c->out.len - before;
+    const char *p = o->buf + before;
+    size_t n = o->len - before;
     pmc_out_reset(&body);
     for (size_t i = 0; i < n; i++)
         put(&body, p[i] == ' ' || p[i] == '\n' ? ";" : &p[i], 1);
     pmc_out_reset(&frame);
     add_frame(c, body.buf, body.len);
-    c->out.len = before;
-    pmc_out_append(&c->out, frame.buf, frame.len);
+    o->len = before;
+    pmc_out_append(o, frame.buf, frame.len);
 }
 
-void pms_mutant_v2_reply(pms_conn *c, size_t before)
+void pms_mutant_v2_reply(pms_peer *c, pmc_out *o, size_t before)
 {
     const char *mu = c->srv->persona->mutant;
-    if (!mu || !one_of(mu, reply_mutants) || c->out.len <= before)
+    if (!mu || !one_of(mu, reply_mutants) || o->len <= before)
         return;
-    const char *p = c->out.buf + before;
-    size_t n = c->out.len - before;
+    const char *p = o->buf + before;
+    size_t n = o->len - before;
     if (n >= 4 && memcmp(p, "cmd=", 4) == 0) { /* a PMI-1 line */
         if (is(c, "v1-answered-as-frame") && c->version == 2)
-            v1_as_frame(c, before);
+            v1_as_frame(c, o, before);
         return;
     }
     static pmc_decoder *d;
@@ -412,16 +412,16 @@ void pms_mutant_v2_reply(pms_conn *c, size_t before)
         add_frame(c, body.buf, body.len);
     if (is(c, "unsolicited-message") && strcmp(nm, "kvs-put-response") == 0)
         add_frame(c, "cmd=server-notice;rc=0;", 23);
-    c->out.len = before;
+    o->len = before;
     if (is(c, "reply-held") && strcmp(nm, "info-getjobattr-response") == 0) {
         release_held(c);
         held_conn = c->id;
         pmc_out_append(&held, frame.buf, frame.len);
         return;
     }
-    pmc_out_append(&c->out, frame.buf, frame.len);
+    pmc_out_append(o, frame.buf, frame.len);
     if (is(c, "error-closes") && failed)
-        c->closing = true; /* closed once the answer is out */
+        pms_port_close_after(c, false); /* closed once the answer is out */
 }
 
 /* ---- requests --------------------------------------------------------------- */
@@ -458,12 +458,12 @@ static bool copy_pairs(const pmc_msg *m)
     return true;
 }
 
-static void refuse(pms_conn *c, const pmc_msg *m, int rc, const char *why)
+static void refuse(pms_peer *c, const pmc_msg *m, int rc, const char *why)
 {
     pms_reply_error(c, m->wire, m->name, m->thrid, rc, "%s", why);
 }
 
-bool pms_mutant_v2_request(pms_conn *c, const pmc_msg **mp)
+bool pms_mutant_v2_request(pms_peer *c, const pmc_msg **mp)
 {
     const char *mu = c->srv->persona->mutant;
     const pmc_msg *m = *mp;
@@ -472,14 +472,14 @@ bool pms_mutant_v2_request(pms_conn *c, const pmc_msg **mp)
     release_held(c);
     if (m->wire != PMC_WIRE_V2) {
         if (is(c, "v1-line-as-frame") && c->version == 2 && m->cmd != PMC_V1_INIT) {
-            pms_conn_close(c, "'cmd=..' where a length field belongs"); /* CLASS-1 broken */
+            pms_port_close(c, "'cmd=..' where a length field belongs"); /* CLASS-1 broken */
             return true;
         }
         return false;
     }
     if (is(c, "nodeattr-wait-blocks") && m->cmd != PMC_V2_INFO_PUTNODEATTR && c->job)
         for (const pms_wait *w = c->job->waits; w; w = w->next)
-            if (w->kind == PMS_WAIT_NODEATTR && w->conn == c)
+            if (w->kind == PMS_WAIT_NODEATTR && w->peer == c)
                 return true; /* NODEATTR-5 broken: dropped while the get waits */
     size_t body = m->raw.len > 6 ? m->raw.len - 6 : 0;
     if ((is(c, "v2-frame-2048") && body > 2048) || (is(c, "v2-frame-32k") && body > 32768)) {
@@ -571,23 +571,23 @@ bool pms_mutant_v2_request(pms_conn *c, const pmc_msg **mp)
     return false;
 }
 
-void pms_mutant_v2_after(pms_conn *c, const pmc_msg *m)
+void pms_mutant_v2_after(pms_peer *c, const pmc_msg *m)
 {
     if (is(c, "coalesced-rest-dropped") && m->wire == PMC_WIRE_V2 && !c->dead &&
-        pmc_decoder_pending(c->dec) > 0)
-        pmc_decoder_reset(c->dec);
+        pms_port_pending_input(c) > 0)
+        pms_port_drop_input(c);
 }
 
 /* ---- decoding errors -------------------------------------------------------- */
 
 /* B5: the first pair's key is read as "cmd", its value as the command. */
-static bool acted_on(pms_conn *c, const pmc_error *e)
+static bool acted_on(pms_peer *c, const pmc_error *e)
 {
     const char *b = e->raw.ptr + 6, *eq = memchr(b, '=', e->raw.len - 6);
     if (!eq)
         return false;
     static pmc_decoder *d;
-    if (!d && !(d = pmc_decoder_new(pmc_decoder_get_opts(c->dec))))
+    if (!d && !(d = pmc_decoder_new(&c->srv->dopts)))
         return false;
     size_t rest = e->raw.len - 6 - (size_t)(eq - b);
     char len[16];
@@ -601,11 +601,11 @@ static bool acted_on(pms_conn *c, const pmc_error *e)
     size_t used;
     if (pmc_decode_buffer(d, frame.buf, frame.len, 0, &m, &e2, &used) != PMC_MSG)
         return false;
-    pms_dispatch(c, &m);
+    c->srv->serve(c, &m);
     return true;
 }
 
-bool pms_mutant_v2_decode_error(pms_conn *c, const pmc_error *e)
+bool pms_mutant_v2_decode_error(pms_peer *c, const pmc_error *e)
 {
     if (!c->srv->persona->mutant)
         return false;
@@ -616,12 +616,12 @@ bool pms_mutant_v2_decode_error(pms_conn *c, const pmc_error *e)
     case PMC_E_LEN_SPACES:
         if (!is(c, "framing-error-kept-open"))
             return false;
-        pmc_decoder_reset(c->dec);
+        pms_port_drop_input(c);
         return true;
     case PMC_E_LEN_SHORT:
         if (!is(c, "len-below-6-accepted"))
             return false;
-        pmc_decoder_reset(c->dec);
+        pms_port_drop_input(c);
         return true;
     case PMC_E_NO_CMD:
     case PMC_E_CMD_EMPTY:
@@ -652,7 +652,7 @@ bool pms_mutant_v2_decode_error(pms_conn *c, const pmc_error *e)
             return false;
         /* the frame again with the missing ';': acted on as if it were there */
         static pmc_decoder *d;
-        if (!d && !(d = pmc_decoder_new(pmc_decoder_get_opts(c->dec))))
+        if (!d && !(d = pmc_decoder_new(&c->srv->dopts)))
             return false;
         pmc_out_reset(&frame);
         char len[16];
@@ -665,7 +665,7 @@ bool pms_mutant_v2_decode_error(pms_conn *c, const pmc_error *e)
         size_t used;
         if (pmc_decode_buffer(d, frame.buf, frame.len, 0, &m, &e2, &used) != PMC_MSG)
             return false;
-        pms_dispatch(c, &m);
+        c->srv->serve(c, &m);
         return true;
     }
     default:

@@ -7,17 +7,17 @@
 
 #include "internal.h"
 
-/* conn.c pms_reply_send: the reply just encoded at c->out.buf[before..];
- * may rewrite, hold back or add to it. */
-void pms_mutant_v2_reply(pms_conn *c, size_t before);
+/* peer.c, the port's send: the reply just encoded at o->buf[before..]; may
+ * rewrite, hold back or add to it. */
+void pms_mutant_v2_reply(pms_peer *c, pmc_out *o, size_t before);
 /* dispatch.c: a request about to be routed.  *m may be replaced by a
  * rewritten copy (storage static, valid until the next call); true when
  * the mutant answered it itself. */
-bool pms_mutant_v2_request(pms_conn *c, const pmc_msg **m);
+bool pms_mutant_v2_request(pms_peer *c, const pmc_msg **m);
 /* dispatch.c: after a request was handled. */
-void pms_mutant_v2_after(pms_conn *c, const pmc_msg *m);
-/* conn.c decode_error: true when the mutant dealt with the error. */
-bool pms_mutant_v2_decode_error(pms_conn *c, const pmc_error *e);
+void pms_mutant_v2_after(pms_peer *c, const pmc_msg *m);
+/* peer.c decode_error: true when the mutant dealt with the error. */
+bool pms_mutant_v2_decode_error(pms_peer *c, const pmc_error *e);
 /* Free this thread's rewriting buffers (a server's end: its thread may end next). */
 void pms_mutant_v2_release(void);
 

@@ -1,7 +1,6 @@
 /* The persona table.  Facts from shared/reference/mpich-wire.md (Hydra 4.0.2
  * and 4.1+/HEAD) and slurm-pmi2.md (Slurm 22.05); "strict" follows SPEC.md. */
 #include "persona.h"
-#include "mutant.h"
 
 #include <string.h>
 
@@ -117,10 +116,6 @@ const pms_persona *pms_persona_get(const char *name)
 {
     if (!name)
         return &strict;
-    if (strncmp(name, "mutant:", 7) == 0) {
-        const pms_mutant *m = pms_mutant_get(name + 7);
-        return m ? pms_mutant_persona(m) : NULL;
-    }
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (strcmp(all[i]->name, name) == 0)
             return all[i];

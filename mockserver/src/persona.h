@@ -185,7 +185,8 @@ typedef struct pms_persona {
                                    * (mutant.h); NULL for the real personas */
 } pms_persona;
 
-/* By name; "mutant:NAME" is the strict persona with that mutant (mutant.h). */
+/* A real persona by name; pms_persona_resolve (mutant.h) also knows
+ * "mutant:NAME", the strict persona with that mutant. */
 const pms_persona *pms_persona_get(const char *name);
 const pms_persona *const *pms_persona_list(size_t *n);
 

@@ -1,4 +1,5 @@
-/* Server lifecycle, logging, listeners and the epoll loop. */
+/* Server lifecycle, listeners and the epoll loop: the top layer, which
+ * wires connections to peers (peer.c) and runs them. */
 #include "internal.h"
 #include "groups.h"
 #include "mutant.h"
@@ -33,20 +34,6 @@ void pms_config_default(pms_config *c)
     c->stall_timeout_ms = 30000;
 }
 
-long long pms_now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-static long long now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000;
-}
-
 /* --trace: one pmi-trace v1 event per read()/write(), per connection
  * ("c<id>"), timestamped from the server's start.  The trace is flushed
  * once per loop iteration, not per event. */
@@ -55,76 +42,26 @@ static int trace_open(pms_server *s, const char *path)
     s->trace = fopen(path, "we");
     if (!s->trace)
         return -1;
-    s->t0_us = now_us();
+    s->t0_us = pms_now_us();
     fprintf(s->trace, "%s\n@source pmi-mockserver %s persona=%s\n", PMT_MAGIC,
             PMICODEC_VERSION, s->cfg.persona);
     return 0;
 }
 
-void pms_trace_event(pms_server *s, const pms_conn *c, int kind, int side, const void *data,
-                     size_t len)
-{
-    if (!s->trace)
-        return;
-    pmt_event ev = { .kind = (pmt_kind)kind, .side = (pmt_side)side, .len = len };
-    ev.usec = (uint64_t)(now_us() - s->t0_us);
-    snprintf(ev.conn, sizeof ev.conn, "c%d", c->id);
-    char text[256];
-    if (kind == PMT_EV_DATA) {
-        ev.data = (char *)data;
-    } else {
-        /* open/note text: one line, NUL-terminated */
-        size_t n = len < sizeof text - 1 ? len : sizeof text - 1;
-        if (n)
-            memcpy(text, data, n);
-        text[n] = 0;
-        ev.data = text;
-        ev.len = n;
-    }
-    if (pmt_write_event(s->trace, &ev, NULL) < 0) {
-        pms_log(s, 0, "trace: write failed (%s): recording stops", strerror(errno));
-        fclose(s->trace);
-        s->trace = NULL;
-    }
-}
-
 bool pms_persona_wants_port(const char *name)
 {
-    const pms_persona *p = pms_persona_get(name);
+    const pms_persona *p = pms_persona_resolve(name);
     return p && p->port_mode;
 }
 
 bool pms_persona_exists(const char *name)
 {
-    return pms_persona_get(name) != NULL;
+    return pms_persona_resolve(name) != NULL;
 }
 
 void pms_mutant_list(FILE *f)
 {
     pms_mutant_print_list(f);
-}
-
-void pms_log(pms_server *s, int level, const char *fmt, ...)
-{
-    if (level > s->cfg.verbose || !s->cfg.log)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("pmi-mockserver: ", s->cfg.log);
-    vfprintf(s->cfg.log, fmt, ap);
-    fputc('\n', s->cfg.log);
-    va_end(ap);
-}
-
-char *pms_strndup(const char *p, size_t n)
-{
-    char *d = malloc(n + 1);
-    if (d) {
-        if (n)
-            memcpy(d, p, n);
-        d[n] = 0;
-    }
-    return d;
 }
 
 pms_server *pms_server_new(const pms_config *c)
@@ -137,7 +74,7 @@ pms_server *pms_server_new(const pms_config *c)
         s->cfg = *c;
     if (s->cfg.nodes < 1)
         s->cfg.nodes = 1;
-    s->persona = pms_persona_get(s->cfg.persona);
+    s->persona = pms_persona_resolve(s->cfg.persona);
     if (!s->persona) {
         free(s);
         return NULL;
@@ -147,6 +84,7 @@ pms_server *pms_server_new(const pms_config *c)
         s->own_persona.no_nameserv |= s->cfg.no_nameserv;
         s->persona = &s->own_persona;
     }
+    s->serve = pms_dispatch;
     s->groups = pms_group_state_new(s);
     if (s->persona->groups && !s->groups) {
         free(s);
@@ -181,7 +119,7 @@ const char *pms_server_error(const pms_server *s)
 
 static void free_conn(pms_conn *c)
 {
-    pms_faults_conn_free(c);
+    pms_peer_free(pms_conn_peer(c));
     pmc_decoder_free(c->dec);
     pmc_out_free(&c->out);
     free(c);
@@ -220,10 +158,10 @@ void pms_server_free(pms_server *s)
     /* shutting down: nobody is answered that a participant ended */
     pms_groups_free(s->groups);
     s->groups = NULL;
-    for (pms_conn *c = s->conns; c; c = c->next)
-        if (!c->dead) {
-            c->finalized = true; /* shutting down: not a rank failure */
-            pms_conn_close(c, "server shutting down");
+    for (pms_peer *p = s->peers; p; p = p->next)
+        if (!p->dead) {
+            p->finalized = true; /* shutting down: not a rank failure */
+            pms_port_close(p, "server shutting down");
         }
     sweep(s);
     if (s->persona->mutant)
@@ -275,7 +213,7 @@ int pms_attach_rank(pms_server *s, pms_job *j, int rank)
         return -1;
     }
     set_nonblock(sv[0]);
-    if (!pms_conn_new(s, sv[0], j, rank)) {
+    if (!pms_open_conn(s, sv[0], j, rank)) {
         snprintf(s->err, sizeof s->err, "cannot attach rank %d", rank);
         close(sv[0]);
         close(sv[1]);
@@ -288,7 +226,7 @@ pms_conn *pms_attach_fd(pms_server *s, int fd, pms_job *j)
 {
     if (fd >= 0)
         set_nonblock(fd);
-    return pms_conn_new(s, fd, j, -1);
+    return pms_open_conn(s, fd, j, -1);
 }
 
 static int add_listener(pms_server *s, int fd, pms_job *j, bool is_unix, const char *path,
@@ -383,7 +321,7 @@ static void accept_all(pms_server *s, pms_listener *l)
             int one = 1;
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         }
-        pms_conn *c = pms_conn_new(s, fd, l->job, -1);
+        pms_conn *c = pms_open_conn(s, fd, l->job, -1);
         if (!c) {
             pms_log(s, 0, "accept: cannot serve a new connection (out of memory)");
             close(fd);
@@ -397,7 +335,7 @@ static void accept_all(pms_server *s, pms_listener *l)
                 continue;
             }
             if (s->trace)
-                pms_trace_event(s, c, PMT_EV_NOTE, PMT_SERVER, "tls", 3);
+                pms_trace_event(s, c->id, PMT_EV_NOTE, PMT_SERVER, "tls", 3);
         }
     }
 }

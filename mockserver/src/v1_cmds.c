@@ -18,7 +18,7 @@ static const pmc_slice no_thrid = { NULL, 0 };
 #define MUT(c, nm) PMS_MUTANT((c)->srv->persona, nm)
 
 /* Begin a v1 reply; personas that put rc first get it here. */
-static pmc_enc *begin(pms_conn *c, const char *cmd, bool rc_first)
+static pmc_enc *begin(pms_peer *c, const char *cmd, bool rc_first)
 {
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, cmd, no_thrid);
     if (rc_first && c->srv->persona->v1_rc_first)
@@ -35,7 +35,7 @@ static long long positional_int(const pmc_msg *m, size_t i)
     return v;
 }
 
-static void do_init(pms_conn *c, const pmc_msg *m)
+static void do_init(pms_peer *c, const pmc_msg *m)
 {
     const pms_persona *p = c->srv->persona;
     long long v = -1, sv = -1;
@@ -73,7 +73,7 @@ static void do_init(pms_conn *c, const pmc_msg *m)
             rs = 2; /* Hydra 4.1+ announces 1.2 to any 1.x */
     }
     if (rv < 0 && MUT(c, "v1-init-refusal-closes")) {
-        pms_conn_close(c, "init of a version this server does not speak"); /* INIT-8 broken */
+        pms_port_close(c, "init of a version this server does not speak"); /* INIT-8 broken */
         return;
     }
     if (rv < 0 && p->on_error == PMS_ERR_KILL_JOB) {
@@ -108,7 +108,7 @@ static void do_init(pms_conn *c, const pmc_msg *m)
 
 /* PMI_PORT mode: the client identifies itself; the server answers with its
  * rank and size in one write (four lines for Hydra 4.0). */
-static void do_initack(pms_conn *c, const pmc_msg *m)
+static void do_initack(pms_peer *c, const pmc_msg *m)
 {
     const pms_persona *p = c->srv->persona;
     long long id = -1;
@@ -116,7 +116,7 @@ static void do_initack(pms_conn *c, const pmc_msg *m)
     /* V1CMD-30 broken (a mutant, or persona v1_initack_regrants): a pmiid another
      * connection holds is answered as granted */
     bool taken = !ok && c->job && c->rank < 0 && id >= 0 && id < c->job->size &&
-                 c->job->ranks[id].conn && !c->job->ranks[id].conn->dead;
+                 c->job->ranks[id].peer && !c->job->ranks[id].peer->dead;
     bool fake = taken && (MUT(c, "v1-pmiid-taken-accepted") || p->v1_initack_regrants);
     if (!ok && !fake) {
         pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
@@ -135,20 +135,22 @@ static void do_initack(pms_conn *c, const pmc_msg *m)
     /* collect the lines, then write them together */
     pmc_error err;
     const pmc_dialect *d = pmc_dialect_get(p->dialect);
-    pmc_enc_end(e, d, &c->out, &err);
+    pmc_out *o = c->ops->out(c);
+    pmc_enc_end(e, d, o, &err);
     pmc_enc_begin(e, PMC_WIRE_V1, "set");
     pmc_enc_int(e, "size", c->job->size);
-    pmc_enc_end(e, d, &c->out, &err);
+    pmc_enc_end(e, d, o, &err);
     pmc_enc_begin(e, PMC_WIRE_V1, "set");
     pmc_enc_int(e, "rank", ok ? c->rank : (int)id);
-    pmc_enc_end(e, d, &c->out, &err);
+    pmc_enc_end(e, d, o, &err);
     pmc_enc_begin(e, PMC_WIRE_V1, "set");
     pmc_enc_int(e, "debug", 0);
-    pmc_enc_end(e, d, &c->out, &err);
-    pms_conn_flush(c);
+    pmc_enc_end(e, d, o, &err);
+    if (!c->dead)
+        c->ops->raw(c, NULL, 0); /* written as they are: no filter */
 }
 
-static bool need_rank(pms_conn *c, const pmc_msg *m)
+static bool need_rank(pms_peer *c, const pmc_msg *m)
 {
     if (c->job && c->rank >= 0)
         return true;
@@ -159,7 +161,7 @@ static bool need_rank(pms_conn *c, const pmc_msg *m)
     return false;
 }
 
-static void do_get_maxes(pms_conn *c)
+static void do_get_maxes(pms_peer *c)
 {
     pmc_enc *e = MUT(c, "v1-maxes-no-rc") ? pms_reply_begin(c, PMC_WIRE_V1, "maxes", no_thrid)
                                           : begin(c, "maxes", true);
@@ -171,7 +173,7 @@ static void do_get_maxes(pms_conn *c)
     pms_reply_send(c);
 }
 
-static void do_simple_int(pms_conn *c, const char *resp, const char *key, long long v, bool omit)
+static void do_simple_int(pms_peer *c, const char *resp, const char *key, long long v, bool omit)
 {
     pmc_enc *e = begin(c, resp, true);
     if (!omit)
@@ -179,7 +181,7 @@ static void do_simple_int(pms_conn *c, const char *resp, const char *key, long l
     pms_reply_send(c);
 }
 
-static void do_my_kvsname(pms_conn *c)
+static void do_my_kvsname(pms_peer *c)
 {
     char name[128];
     static unsigned calls, asked[1024]; /* mutant only: one job per run of the suite */
@@ -197,7 +199,7 @@ static void do_my_kvsname(pms_conn *c)
     pms_reply_send(c);
 }
 
-static void put_result(pms_conn *c, int rc)
+static void put_result(pms_peer *c, int rc)
 {
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "put_result", no_thrid);
     pmc_enc_int(e, "rc", rc);
@@ -209,7 +211,7 @@ static void put_result(pms_conn *c, int rc)
 /* V1CMD-11: a put or get naming a key-value space the caller may not use
  * fails (strict); the real servers use the caller's own (but see
  * kvsname_must_match in do_get). */
-static pms_job *kvs_of(pms_conn *c, const pmc_msg *m, bool for_put)
+static pms_job *kvs_of(pms_peer *c, const pmc_msg *m, bool for_put)
 {
     pmc_slice n = val_of(m, "kvsname");
     if (c->srv->persona->on_error != PMS_ERR_REPLY || !n.ptr || pmc_slice_eq(n, c->job->id))
@@ -224,7 +226,7 @@ static pms_job *kvs_of(pms_conn *c, const pmc_msg *m, bool for_put)
     return o && !for_put && pms_job_may_read(c->job, o) ? o : NULL;
 }
 
-static void do_put(pms_conn *c, const pmc_msg *m)
+static void do_put(pms_peer *c, const pmc_msg *m)
 {
     pms_job *j = kvs_of(c, m, true);
     const pms_persona *p = c->srv->persona;
@@ -294,7 +296,7 @@ static void do_put(pms_conn *c, const pmc_msg *m)
     put_result(c, rc);
 }
 
-static void do_get(pms_conn *c, const pmc_msg *m)
+static void do_get(pms_peer *c, const pmc_msg *m)
 {
     char msg[160]; /* lives until pms_reply_send: the encoder points into it */
     pms_job *j = kvs_of(c, m, false);
@@ -358,10 +360,10 @@ static void do_get(pms_conn *c, const pmc_msg *m)
     pms_reply_send(c);
 }
 
-static void do_finalize(pms_conn *c)
+static void do_finalize(pms_peer *c)
 {
     if (MUT(c, "v1-finalize-closes")) {
-        pms_conn_close(c, "finalize"); /* V1CMD-17 broken: closed, never answered */
+        pms_port_close(c, "finalize"); /* V1CMD-17 broken: closed, never answered */
         return;
     }
     if (!MUT(c, "v1-finalize-unanswered")) { /* V1CMD-17 broken: no answer */
@@ -373,13 +375,13 @@ static void do_finalize(pms_conn *c)
     c->finalized = true;
     if (c->job && c->rank >= 0)
         c->job->ranks[c->rank].state = PMS_RANK_FINALIZED;
-    c->closing = !c->srv->cfg.finalize_linger; /* linger: see pms_config */
-    pms_conn_flush(c);
+    if (!c->srv->cfg.finalize_linger) /* linger: see pms_config */
+        pms_port_close_after(c, true);
     if (c->job)
         pms_waits_recheck(c->job);
 }
 
-static void do_abort(pms_conn *c, const pmc_msg *m)
+static void do_abort(pms_peer *c, const pmc_msg *m)
 {
     long long code = 1;
     int got = pmc_msg_get_int(m, "exitcode", &code);
@@ -404,7 +406,7 @@ static void do_abort(pms_conn *c, const pmc_msg *m)
 /* publish/unpublish/lookup: Hydra 4.0 adds info=ok (even on failure, except
  * for a lookup miss) and msg=; Slurm answers info=ok|fail without rc; the
  * others rc only. */
-static void name_reply(pms_conn *c, const char *resp, bool ok, const char *port, const char *fail)
+static void name_reply(pms_peer *c, const char *resp, bool ok, const char *port, const char *fail)
 {
     const pms_persona *p = c->srv->persona;
     bool slurm_style = !p->v1_msg && p->nameserv_replace;
@@ -426,7 +428,7 @@ static void name_reply(pms_conn *c, const char *resp, bool ok, const char *port,
     pms_reply_send(c);
 }
 
-static void do_publish(pms_conn *c, const pmc_msg *m)
+static void do_publish(pms_peer *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "service"), port = val_of(m, "port");
     if ((!n.ptr || !port.ptr) && c->srv->persona->missing_key_null) {
@@ -440,7 +442,7 @@ static void do_publish(pms_conn *c, const pmc_msg *m)
 }
 
 /* Without `service` (persona lookup_noname_miss) both are misses. */
-static void do_unpublish(pms_conn *c, const pmc_msg *m)
+static void do_unpublish(pms_peer *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "service");
     bool ok = n.ptr && (MUT(c, "v1-unpublish-keeps") /* NAME-6 broken: nothing removed */
@@ -450,7 +452,7 @@ static void do_unpublish(pms_conn *c, const pmc_msg *m)
                "service_not_found");
 }
 
-static void do_lookup(pms_conn *c, const pmc_msg *m)
+static void do_lookup(pms_peer *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "service");
     const pms_kv *kv = n.ptr ? pms_kvs_get(&c->srv->names, n.ptr, n.len) : NULL;
@@ -461,7 +463,7 @@ static void do_lookup(pms_conn *c, const pmc_msg *m)
     name_reply(c, "lookup_result", kv != NULL, kv ? kv->val : NULL, "service_not_found");
 }
 
-void pms_handle_v1(pms_conn *c, const pmc_msg *m)
+void pms_handle_v1(pms_peer *c, const pmc_msg *m)
 {
     switch (m->cmd) {
     case PMC_V1_INIT:

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-void pms_v1_serve_bytes(pms_conn *c, const char *buf, size_t len)
+void pms_v1_serve_bytes(pms_peer *c, const char *buf, size_t len)
 {
     pmc_decoder_opts o = c->srv->dopts;
     pmc_decoder *d = pmc_decoder_new(&o);
     if (!d || pmc_decoder_feed(d, buf, len) < 0) {
         if (d)
             pmc_decoder_free(d);
-        pms_conn_close(c, "out of memory");
+        pms_port_close(c, "out of memory");
         return;
     }
     pmc_msg m;
@@ -23,9 +23,9 @@ void pms_v1_serve_bytes(pms_conn *c, const char *buf, size_t len)
     int rc;
     while (!c->dead && (rc = pmc_decoder_next(d, &m, &e)) != PMC_AGAIN) {
         if (rc == PMC_MSG) {
-            pms_dispatch(c, &m);
+            c->srv->serve(c, &m);
         } else if (e.fatal) {
-            pms_conn_close(c, "framing error in a rewritten line");
+            pms_port_close(c, "framing error in a rewritten line");
             break;
         } else {
             pms_reply_error(c, e.wire, e.cmd, e.thrid, pms_rc_of(e.code), "%s: %s",
@@ -35,7 +35,7 @@ void pms_v1_serve_bytes(pms_conn *c, const char *buf, size_t len)
     pmc_decoder_free(d);
 }
 
-bool pms_v1_serve_without(pms_conn *c, const pmc_error *e, size_t from, size_t to,
+bool pms_v1_serve_without(pms_peer *c, const pmc_error *e, size_t from, size_t to,
                           bool end_line)
 {
     const pmc_slice r = e->raw;
@@ -62,14 +62,14 @@ static const char *nul_in(const pmc_error *e)
     return e->raw.ptr ? memchr(e->raw.ptr, 0, e->raw.len) : NULL;
 }
 
-bool pms_v1_cmd_cut_at_nul(pms_conn *c, const pmc_error *e)
+bool pms_v1_cmd_cut_at_nul(pms_peer *c, const pmc_error *e)
 {
     const char *nul = nul_in(e);
     return e->code == PMC_E_CMD_CHARS && nul &&
            pms_v1_serve_without(c, e, (size_t)(nul - e->raw.ptr), e->raw.len, true);
 }
 
-bool pms_v1_value_cut_at_nul(pms_conn *c, const pmc_error *e)
+bool pms_v1_value_cut_at_nul(pms_peer *c, const pmc_error *e)
 {
     const char *nul = nul_in(e);
     if (e->code != PMC_E_NUL || !nul)
@@ -80,7 +80,7 @@ bool pms_v1_value_cut_at_nul(pms_conn *c, const pmc_error *e)
     return pms_v1_serve_without(c, e, (size_t)(nul - e->raw.ptr), to, false);
 }
 
-bool pms_v1_skip_empty_key(pms_conn *c, const pmc_error *e)
+bool pms_v1_skip_empty_key(pms_peer *c, const pmc_error *e)
 {
     const pmc_slice r = e->raw;
     if (e->code != PMC_E_KEY_EMPTY || !r.ptr)

@@ -13,55 +13,16 @@ static pmc_slice val_of(const pmc_msg *m, const char *key)
     return v;
 }
 
-static void reply_rc(pms_conn *c, const pmc_msg *m, const char *resp, int rc)
+static void reply_rc(pms_peer *c, const pmc_msg *m, const char *resp, int rc)
 {
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, resp, m->thrid);
     pmc_enc_int(e, "rc", rc);
     pms_reply_send(c);
 }
 
-/* found/value answers: "found=TRUE;value=" or the persona's not-found form. */
-static void reply_found(pms_conn *c, pmc_slice thrid, const char *resp, const char *val,
-                        size_t vlen, bool found)
-{
-    const pms_persona *p = c->srv->persona;
-    if (found && !vlen && PMS_MUTANT(p, "kvs-empty-value-miss") && !strcmp(resp, "kvs-get-response"))
-        found = false;
-    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, resp, thrid);
-    if (!found && (p->notfound == PMS_NF_RC1 ||
-                   (PMS_MUTANT(p, "jobattr-miss-rc1") && !strcmp(resp, "info-getjobattr-response")) ||
-                   (PMS_MUTANT(p, "nodeattr-miss-rc1") && !strcmp(resp, "info-getnodeattr-response")))) {
-        pmc_enc_int(e, "rc", 1);
-        pms_reply_send(c);
-        return;
-    }
-    if (!(found && PMS_MUTANT(p, "jobattr-hit-no-found") && !strcmp(resp, "info-getjobattr-response")))
-        pmc_enc_bool(e, "found", found);
-    if (found)
-        pmc_enc_slice(e, PMC_SLICE_LIT("value"), (pmc_slice){ val, vlen });
-    pmc_enc_int(e, "rc", found && vlen > 1000 && PMS_MUTANT(p, "kvs-get-hit-rc1") &&
-                             !strcmp(resp, "kvs-get-response"));
-    pms_reply_send(c);
-}
-
-void pms_kvs_get_reply(pms_conn *c, pmc_slice thrid, const pms_kv *kv)
-{
-    reply_found(c, thrid, "kvs-get-response", kv ? kv->val : NULL, kv ? kv->vlen : 0, kv != NULL);
-}
-
-void pms_nodeattr_reply(pms_conn *c, pmc_slice thrid, const pms_kv *kv)
-{
-    if (kv && PMS_MUTANT(c->srv->persona, "nodeattr-wrong-value")) {
-        reply_found(c, thrid, "info-getnodeattr-response", kv->key, kv->klen, true);
-        return;
-    }
-    reply_found(c, thrid, "info-getnodeattr-response", kv ? kv->val : NULL, kv ? kv->vlen : 0,
-                kv != NULL);
-}
-
 /* Requests other than fullinit need a rank: PMI_FD connections have one from
  * the start, PMI_PORT connections get it from fullinit or initack. */
-static bool need_rank(pms_conn *c, const pmc_msg *m)
+static bool need_rank(pms_peer *c, const pmc_msg *m)
 {
     if (c->job && c->rank >= 0)
         return true;
@@ -72,7 +33,7 @@ static bool need_rank(pms_conn *c, const pmc_msg *m)
 
 /* `rank` is what the answer says (Hydra 4.1+ echoes the client's pmirank:
  * H8); rc=3 is Slurm's answer to a fullinit that lacks a key (§6). */
-static void send_fullinit_response(pms_conn *c, pmc_slice thrid, long long rank, int rc)
+static void send_fullinit_response(pms_peer *c, pmc_slice thrid, long long rank, int rc)
 {
     const pms_persona *p = c->srv->persona;
     pms_job *j = c->job;
@@ -103,7 +64,7 @@ static void send_fullinit_response(pms_conn *c, pmc_slice thrid, long long rank,
 }
 
 /* PMI_PORT: the connection named no rank, or one that is not free. */
-static void refuse_claim(pms_conn *c, const pmc_msg *m, int have, long long rank)
+static void refuse_claim(pms_peer *c, const pmc_msg *m, int have, long long rank)
 {
     pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, have <= 0 ? PMS_RC_KEY : PMS_RC_FAIL,
                     have <= 0 ? "pmirank is required on this connection"
@@ -111,7 +72,7 @@ static void refuse_claim(pms_conn *c, const pmc_msg *m, int have, long long rank
     pms_conn_refused_identity(c);
 }
 
-static void do_fullinit(pms_conn *c, const pmc_msg *m)
+static void do_fullinit(pms_peer *c, const pmc_msg *m)
 {
     pms_server *s = c->srv;
     const pms_persona *p = s->persona;
@@ -183,8 +144,7 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
         if (s->cfg.require_auth) {
             pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
                             "this server requires authtype=" PMC_AUTH_TYPE);
-            c->closing = true;
-            pms_conn_flush(c);
+            pms_port_close_after(c, true);
             return;
         }
     }
@@ -195,7 +155,7 @@ static void do_fullinit(pms_conn *c, const pmc_msg *m)
     send_fullinit_response(c, m->thrid, answer, rc);
 }
 
-static void do_auth_complete(pms_conn *c, const pmc_msg *m)
+static void do_auth_complete(pms_peer *c, const pmc_msg *m)
 {
     pmc_slice d = val_of(m, "authinfo");
     pmc_error err;
@@ -209,7 +169,7 @@ static void do_auth_complete(pms_conn *c, const pmc_msg *m)
                         &err) < 0) {
         /* The draft: the server closes the connection (and logs it). */
         pms_log(c->srv, 0, "conn %d: authentication failed: %s", c->id, err.detail);
-        pms_conn_close(c, "authentication failed");
+        pms_port_close(c, "authentication failed");
         return;
     }
     if (c->rank < 0) { /* PMI_PORT: the rank is taken only now, and only if still free */
@@ -229,7 +189,7 @@ static bool reserved_key(const pms_persona *p, pmc_slice k)
     return p->v1_rc_first && !p->fullinit_versions && k.len >= 4 && memcmp(k.ptr, "PMI_", 4) == 0;
 }
 
-static void do_kvs_put(pms_conn *c, const pmc_msg *m)
+static void do_kvs_put(pms_peer *c, const pmc_msg *m)
 {
     pms_job *j = c->job;
     const pms_persona *p = c->srv->persona;
@@ -258,7 +218,7 @@ static void do_kvs_put(pms_conn *c, const pmc_msg *m)
     reply_rc(c, m, "kvs-put-response", 0);
 }
 
-static void do_kvs_get(pms_conn *c, const pmc_msg *m)
+static void do_kvs_get(pms_peer *c, const pmc_msg *m)
 {
     pms_job *j = c->job;
     pmc_slice k = val_of(m, "key"), jid = val_of(m, "jobid");
@@ -289,7 +249,7 @@ static void do_kvs_get(pms_conn *c, const pmc_msg *m)
         srcid >= 0 && srcid != c->rank)
         kv = NULL; /* KVS-10 broken: srcid taken as a filter */
     if (!kv && PMS_MUTANT(p, "get-before-fence-closes") && j->ranks[c->rank].pending.live > 0) {
-        pms_conn_close(c, "kvs-get of a missing key before kvs-fence"); /* FENCE-4 broken */
+        pms_port_close(c, "kvs-get of a missing key before kvs-fence"); /* FENCE-4 broken */
         return;
     }
     /* Lazy fence (Hydra): a missing key is waited for while some rank has
@@ -307,7 +267,7 @@ static void do_kvs_get(pms_conn *c, const pmc_msg *m)
     pms_kvs_get_reply(c, m->thrid, kv);
 }
 
-static void do_putnodeattr(pms_conn *c, const pmc_msg *m)
+static void do_putnodeattr(pms_peer *c, const pmc_msg *m)
 {
     pms_job *j = c->job;
     pmc_slice k = val_of(m, "key"), v = val_of(m, "value");
@@ -332,7 +292,7 @@ static void do_putnodeattr(pms_conn *c, const pmc_msg *m)
 }
 
 /* Node attributes the server defines itself (the seed API's predefined names). */
-static bool builtin_nodeattr(pms_conn *c, pmc_slice k, char *buf, size_t n)
+static bool builtin_nodeattr(pms_peer *c, pmc_slice k, char *buf, size_t n)
 {
     pms_job *j = c->job;
     int node = j->ranks[c->rank].node;
@@ -352,7 +312,7 @@ static bool builtin_nodeattr(pms_conn *c, pmc_slice k, char *buf, size_t n)
     return false;
 }
 
-static void do_getnodeattr(pms_conn *c, const pmc_msg *m)
+static void do_getnodeattr(pms_peer *c, const pmc_msg *m)
 {
     pms_job *j = c->job;
     pmc_slice k = val_of(m, "key");
@@ -371,7 +331,7 @@ static void do_getnodeattr(pms_conn *c, const pmc_msg *m)
     char buf[4096];
     if (c->srv->persona->fullinit_versions && c->srv->persona->on_error == PMS_ERR_REPLY &&
         builtin_nodeattr(c, k, buf, sizeof buf)) {
-        reply_found(c, m->thrid, "info-getnodeattr-response", buf, strlen(buf), true);
+        pms_reply_found(c, m->thrid, "info-getnodeattr-response", buf, strlen(buf), true);
         return;
     }
     if (wait && !PMS_MUTANT(c->srv->persona, "nodeattr-wait-ignored")) {
@@ -382,7 +342,7 @@ static void do_getnodeattr(pms_conn *c, const pmc_msg *m)
     pms_nodeattr_reply(c, m->thrid, NULL);
 }
 
-static void do_getjobattr(pms_conn *c, const pmc_msg *m)
+static void do_getjobattr(pms_peer *c, const pmc_msg *m)
 {
     pms_job *j = c->job;
     const pms_persona *p = c->srv->persona;
@@ -422,15 +382,15 @@ static void do_getjobattr(pms_conn *c, const pmc_msg *m)
     /* physTopology, physTopologyLevels, cartDims: nothing is known about a
      * network here, so they are not found (JOBATTR-2, JOBATTR-3). */
     if (v) {
-        reply_found(c, m->thrid, "info-getjobattr-response", v, strlen(v), true);
+        pms_reply_found(c, m->thrid, "info-getjobattr-response", v, strlen(v), true);
         return;
     }
     const pms_kv *kv = p->getjobattr_kvs ? pms_kvs_get(&j->kvs, k.ptr, k.len) : NULL;
-    reply_found(c, m->thrid, "info-getjobattr-response", kv ? kv->val : NULL, kv ? kv->vlen : 0,
+    pms_reply_found(c, m->thrid, "info-getjobattr-response", kv ? kv->val : NULL, kv ? kv->vlen : 0,
                 kv != NULL);
 }
 
-static void do_name_publish(pms_conn *c, const pmc_msg *m)
+static void do_name_publish(pms_peer *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "name"), port = val_of(m, "port");
     char msg[160]; /* lives until pms_reply_send: the encoder points into it */
@@ -459,7 +419,7 @@ static void do_name_publish(pms_conn *c, const pmc_msg *m)
     reply_rc(c, m, "name-publish-response", 0);
 }
 
-static void do_name_lookup(pms_conn *c, const pmc_msg *m)
+static void do_name_lookup(pms_peer *c, const pmc_msg *m)
 {
     const pms_persona *p = c->srv->persona;
     pmc_slice n = val_of(m, "name");
@@ -483,7 +443,7 @@ static void do_name_lookup(pms_conn *c, const pmc_msg *m)
     pms_reply_send(c);
 }
 
-static void do_name_unpublish(pms_conn *c, const pmc_msg *m)
+static void do_name_unpublish(pms_peer *c, const pmc_msg *m)
 {
     char msg[160]; /* lives until pms_reply_send: the encoder points into it */
     pmc_slice n = val_of(m, "name");
@@ -497,7 +457,7 @@ static void do_name_unpublish(pms_conn *c, const pmc_msg *m)
     pms_reply_send(c);
 }
 
-static void do_finalize(pms_conn *c, const pmc_msg *m)
+static void do_finalize(pms_peer *c, const pmc_msg *m)
 {
     if (!PMS_MUTANT(c->srv->persona, "finalize-no-response"))
         reply_rc(c, m, "finalize-response", 0);
@@ -505,13 +465,13 @@ static void do_finalize(pms_conn *c, const pmc_msg *m)
     if (c->job && c->rank >= 0)
         c->job->ranks[c->rank].state = PMS_RANK_FINALIZED;
     /* every real server closes the connection after finalize */
-    c->closing = !c->srv->cfg.finalize_linger; /* linger: see pms_config */
-    pms_conn_flush(c);
+    if (!c->srv->cfg.finalize_linger) /* linger: see pms_config */
+        pms_port_close_after(c, true);
     if (c->job)
         pms_waits_recheck(c->job);
 }
 
-static void do_abort(pms_conn *c, const pmc_msg *m)
+static void do_abort(pms_peer *c, const pmc_msg *m)
 {
     pms_job *j = c->job;
     bool world = true;
@@ -550,7 +510,7 @@ static void do_abort(pms_conn *c, const pmc_msg *m)
         c->srv->ev.abort(c->srv->ev.ctx, j, c->rank, world, (int)code, text);
 }
 
-static void do_job_getid(pms_conn *c, const pmc_msg *m)
+static void do_job_getid(pms_peer *c, const pmc_msg *m)
 {
     char id[128]; /* lives until pms_reply_send */
     if (PMS_MUTANT(c->srv->persona, "job-getid-per-rank"))
@@ -563,7 +523,7 @@ static void do_job_getid(pms_conn *c, const pmc_msg *m)
     pms_reply_send(c);
 }
 
-static void do_job_connect(pms_conn *c, const pmc_msg *m, bool connect)
+static void do_job_connect(pms_peer *c, const pmc_msg *m, bool connect)
 {
     pms_job *j = c->job;
     pmc_slice jid = val_of(m, "jobid");
@@ -609,7 +569,7 @@ static void do_job_connect(pms_conn *c, const pmc_msg *m, bool connect)
     pms_reply_send(c);
 }
 
-void pms_handle_v2(pms_conn *c, const pmc_msg *m)
+void pms_handle_v2(pms_peer *c, const pmc_msg *m)
 {
     switch (m->cmd) {
     case PMC_V2_FULLINIT:

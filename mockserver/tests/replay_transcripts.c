@@ -230,7 +230,7 @@ static bool run_case(const char *dir, const rcase *rc)
     pms_conn *c[2];
     size_t at[2] = { 0, 0 }, off[2] = { 0, 0 };
     for (int r = 0; r < nr; r++)
-        c[r] = pms_conn_new(s, -1, j, r);
+        c[r] = pms_open_conn(s, -1, j, r);
     bool ok = true, progress = true;
     size_t answers = 0;
     while (ok && progress) {
