@@ -224,10 +224,15 @@ static const pcf_case cases[] = {
                "the answers (about 1.4 MB): its socket fills, and the server cannot write "
                "to it.\n"
                "The victim does not read its connection again.  Rank 0 then sends get_appnum "
-               "on its own connection: an answer passes; none is \"others-affected\" (CONN-9: "
+               "on its own connection, and every other rank asks on its own (the case has a "
+               "launch of its own, so on several nodes the ranks beside the victim, whose "
+               "proxy or agent is the one that may stall, are among them): answers pass; none is \"others-affected\" (CONN-9: "
                "a server that writes with blocking writes stops serving everyone); a job the "
                "server ended is \"job-killed\" (ERR-1).",
-      .flags = PCF_V1 | PCF_DESTRUCTIVE, .run = run_unread_answers,
+      /* a launch of its own: a server that stalls only the victim's node
+       * (one Hydra proxy per node) is seen by the ranks beside the victim,
+       * and only those that ran no case of their own are asked */
+      .flags = PCF_V1 | PCF_DESTRUCTIVE | PCF_ALONE | PCF_PLACED, .run = run_unread_answers,
       .outcomes = { { "others-affected", PCF_FAIL, "CONN-9",
                       "a client that did not read its answers stopped the server serving "
                       "the others" },

@@ -58,8 +58,10 @@ enum pcf_case_flags {
     PCF_COLLECTIVE = 1u << 4,  /* destructive, but every rank takes part (fences): it runs
                                 * only in a launch of its own (--launch) */
     PCF_ALONE = 1u << 5,       /* destructive, and reads what another destructive case may
-                                * leave behind where it cannot be undone (a PMI-1 put):
-                                * with --launch, a launch of its own */
+                                * leave behind where it cannot be undone (a PMI-1 put), or
+                                * is graded by the ranks beside its victim, which must not
+                                * have run a case of their own: with --launch, a launch of
+                                * its own */
     PCF_PLACED = 1u << 6,      /* its verdict can depend on where the ranks run (it chooses
                                 * ranks by node, or grades the server's word on placement):
                                 * run under each shape of --nodes 1,2 (min_nodes > 1 implies
