@@ -154,9 +154,20 @@ static void run_unread_answers(pcf_ctx *c)
     /* a server that stops reading this connection may leave part of the
      * requests unsent: that is its right (CONN-9) */
     int sent = pcf_send_raw(c, o.buf, o.len);
+    /* rank 0 asks only once the server is answering the flood (or after
+     * 3 s of silence): asked earlier, a server that reads connections in
+     * turn answers rank 0 before it reads the flood, and passes by luck */
+    long queued = pcf_wait_answers_queued(c, 300, 3000);
+    char waiting[96];
+    if (queued > 0)
+        snprintf(waiting, sizeof waiting, "%ld bytes of answers were waiting unread", queued);
+    else
+        snprintf(waiting, sizeof waiting, "%s", queued == 0 ? "no answer came within 3 s"
+                                                           : "(the socket cannot tell what came back)");
     pcf_observe(c, "ok", "%s %d gets of a %d-byte value (%zu bytes) and read none of the "
-                "answers; whether the server still serves the other connections, rank 0 asks",
-                sent == 0 ? "sent" : "began to send", UNREAD_GETS, UNREAD_VAL, o.len);
+                "answers (%s); whether the server still serves the other connections, rank 0 "
+                "asks", sent == 0 ? "sent" : "began to send", UNREAD_GETS, UNREAD_VAL, o.len,
+                waiting);
     pmc_out_free(&o);
 }
 
@@ -220,10 +231,13 @@ static const pcf_case cases[] = {
       .expected = "the other ranks are still served (the server may stop reading the client, "
                   "or close it)",
       .steps = "In a PMI-1 launch, a victim rank (the case may end the job) puts a 900-byte "
-               "value, then sends 1500 gets of it in one write (about 90 KB) and reads none of "
+               "value, then sends 1500 gets of it in one write (about 80 KB) and reads none of "
                "the answers (about 1.4 MB): its socket fills, and the server cannot write "
                "to it.\n"
-               "The victim does not read its connection again.  Rank 0 then sends get_appnum "
+               "The victim does not read its connection again; it waits until answers are "
+               "queued unread in its socket and their count holds still for 0.3 s (at most "
+               "3 s), so that the server is answering the flood before anyone else asks.  "
+               "Rank 0 then sends get_appnum "
                "on its own connection, and every other rank asks on its own (the case has a "
                "launch of its own, so on several nodes the ranks beside the victim, whose "
                "proxy or agent is the one that may stall, are among them): answers pass; none is \"others-affected\" (CONN-9: "

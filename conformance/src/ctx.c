@@ -222,6 +222,29 @@ int pcf_wait_consumed(pcf_ctx *c, unsigned ms)
     }
 }
 
+long pcf_wait_answers_queued(pcf_ctx *c, unsigned settle_ms, unsigned max_ms)
+{
+    if (!c->s || pws_fd(c->s) < 0)
+        return -1;
+    uint64_t dl = pws_deadline_ms(max_ms), still_since = pws_now_usec();
+    int last = -1;
+    for (;;) {
+        int queued = 0;
+        if (ioctl(pws_fd(c->s), FIONREAD, &queued) != 0)
+            return -1;
+        uint64_t now = pws_now_usec();
+        if (queued != last) {
+            last = queued;
+            still_since = now;
+        } else if (queued > 0 && now - still_since >= (uint64_t)settle_ms * 1000)
+            return queued;
+        if (now >= dl)
+            return queued;
+        struct timespec ts = { 0, 5000000L };
+        nanosleep(&ts, NULL);
+    }
+}
+
 pws_result pcf_ask_served(pcf_ctx *c, unsigned ms)
 {
     if (!c->s || pws_eof(c->s))

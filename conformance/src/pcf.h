@@ -271,6 +271,12 @@ pws_result pcf_ask_served(pcf_ctx *c, unsigned ms);
  * receive queue) is polled until empty, at most ms.  0 when it drained,
  * -1 when not (or the socket cannot tell). */
 int pcf_wait_consumed(pcf_ctx *c, unsigned ms);
+/* Has the server begun answering what this rank sent and not read?  The
+ * bytes waiting unread in this rank's receive queue (FIONREAD) are polled
+ * until some arrived and their count held still for settle_ms, at most
+ * max_ms.  Returns that count (0: nothing came), -1 when the socket cannot
+ * tell. */
+long pcf_wait_answers_queued(pcf_ctx *c, unsigned settle_ms, unsigned max_ms);
 
 /* A dialect like strict with another length padding (frame cases). */
 const pmc_dialect *pcf_dialect_pad(pmc_len_pad pad);
