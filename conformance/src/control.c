@@ -4,6 +4,7 @@
  * that any server stores them intact (MPICH does the same). */
 #include "control.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,51 +433,67 @@ int pcf_nodemap_from_hosts(pcf_ctx *c, char *const *hosts)
     return 0;
 }
 
-/* "map <a node digit per rank> <host of node 0>,<host of node 1>,...", or
- * "map -" when it does not fit a control word (n bytes, at most 500). */
-void pcf_nodemap_encode(const pcf_ctx *c, char *out, size_t n)
+/* The map as text: "<w> <node of each rank, w base-62 digits each>
+ * <host of node 0>,<host of node 1>,..." (w is 1 up to 62 nodes, 2 up to
+ * 3,844).  malloc'd; NULL without a map. */
+char *pcf_nodemap_text(const pcf_ctx *c)
 {
-    size_t w = 0;
-    if (!c->node || c->nnodes > (int)sizeof map_digits - 1 || (size_t)c->size + 8 >= n)
-        goto none;
-    w = (size_t)snprintf(out, n, "map ");
-    for (int r = 0; r < c->size; r++)
-        out[w++] = map_digits[c->node[r]];
-    out[w++] = ' ';
+    const int base = (int)sizeof map_digits - 1;
+    if (!c->node || c->nnodes < 1 || c->nnodes > base * base)
+        return NULL;
+    int w = c->nnodes > base ? 2 : 1;
+    size_t n = 4 + (size_t)c->size * (size_t)w + (size_t)c->nnodes * sizeof c->host[0];
+    char *out = malloc(n);
+    if (!out)
+        return NULL;
+    size_t at = (size_t)snprintf(out, n, "%d ", w);
+    for (int r = 0; r < c->size; r++) {
+        if (w == 2)
+            out[at++] = map_digits[c->node[r] / base];
+        out[at++] = map_digits[c->node[r] % base];
+    }
+    out[at++] = ' ';
     for (int k = 0; k < c->nnodes; k++) {
         int r = 0;
         while (c->node[r] != k)
             r++;
-        int m = snprintf(out + w, n - w, "%s%s", k ? "," : "", c->host[r]);
-        if (m < 0 || (size_t)m >= n - w || w + (size_t)m > 480)
-            goto none;
-        w += (size_t)m;
+        at += (size_t)snprintf(out + at, n - at, "%s%s", k ? "," : "", c->host[r]);
     }
-    return;
-none:
-    snprintf(out, n, "map -");
+    return out;
 }
 
-int pcf_nodemap_decode(pcf_ctx *c, const char *word)
+static void map_drop(pcf_ctx *c)
 {
-    if (strncmp(word, "map ", 4) != 0 || word[4] == '-')
+    free(c->node);
+    free(c->host);
+    c->node = NULL;
+    c->host = NULL;
+    c->nnodes = 0;
+}
+
+int pcf_nodemap_parse(pcf_ctx *c, const char *text)
+{
+    const int base = (int)sizeof map_digits - 1;
+    int w = text[0] - '0';
+    if ((w != 1 && w != 2) || text[1] != ' ')
         return -1;
-    const char *d = word + 4, *h = strchr(d, ' ');
-    if (!h || h - d != c->size || map_alloc(c) != 0)
+    const char *d = text + 2, *h = strchr(d, ' ');
+    if (!h || h - d != (ptrdiff_t)c->size * w || map_alloc(c) != 0)
         return -1;
     h++;
     for (int r = 0; r < c->size; r++) {
-        const char *x = strchr(map_digits, d[r]);
-        if (!x || !d[r]) {
-            free(c->node);
-            free(c->host);
-            c->node = NULL;
-            c->host = NULL;
-            return -1;
+        int v = 0;
+        for (int i = 0; i < w; i++) {
+            const char *x = d[r * w + i] ? strchr(map_digits, d[r * w + i]) : NULL;
+            if (!x) {
+                map_drop(c);
+                return -1;
+            }
+            v = v * base + (int)(x - map_digits);
         }
-        c->node[r] = (int)(x - map_digits);
-        if (c->node[r] + 1 > c->nnodes)
-            c->nnodes = c->node[r] + 1;
+        c->node[r] = v;
+        if (v + 1 > c->nnodes)
+            c->nnodes = v + 1;
     }
     for (int k = 0; k < c->nnodes; k++) {
         size_t len = strcspn(h, ",");

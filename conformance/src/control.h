@@ -15,12 +15,12 @@ int pcf_ctl_handshake(pcf_ctx *c, unsigned timeout_ms);
 int pcf_ctl_exchange(pcf_ctx *c, int seq, const char *mine, char **all, size_t valn,
                      unsigned timeout_ms, char *err, size_t el);
 /* The node map (c->nnodes, c->node, c->host) from every rank's host name
- * (hosts[0..size-1]); its text for rank 0's control word ("map ..."), and
- * that text read back on the other ranks.  0, or -1 (out of memory, or a
- * word that carries no map: the map stays unknown). */
+ * (hosts[0..size-1]); its text, which rank 0 hands out in as many control
+ * words as it takes (malloc'd; NULL: no map, or out of memory), and that
+ * text read back on the other ranks (0, or -1: the map stays unknown). */
 int pcf_nodemap_from_hosts(pcf_ctx *c, char *const *hosts);
-void pcf_nodemap_encode(const pcf_ctx *c, char *out, size_t n);
-int pcf_nodemap_decode(pcf_ctx *c, const char *word);
+char *pcf_nodemap_text(const pcf_ctx *c);
+int pcf_nodemap_parse(pcf_ctx *c, const char *text);
 /* This process's host name as the node map names it. */
 void pcf_host_name(char *buf, size_t n);
 int pcf_ctl_finalize(pcf_ctx *c, unsigned timeout_ms);

@@ -681,9 +681,15 @@ int pcf_run_job(const pcf_opts *o)
         snprintf(tbuf, sizeof tbuf, "%s", vals[0] + hoff);
         tdir = tbuf;
     }
-    /* ... and hands out as a map in the next word (the other ranks read only
-     * rank 0's words: the exchange every server already serves) */
+    /* ... and hands out as a map in the next words, MAP_PART bytes each
+     * ("map <parts> <text>", then "map+ <text>"), as many as it takes (the
+     * other ranks read only rank 0's words: the exchange every server
+     * already serves) */
     if (!lost) {
+        enum { MAP_PART = 440 };
+        char *text = NULL, *got = NULL;
+        size_t tlen = 0, glen = 0;
+        int parts = 1;
         if (rank0) {
             char **hosts = calloc((size_t)c.size, sizeof *hosts);
             for (int r = 0; hosts && r < c.size; r++) {
@@ -696,17 +702,48 @@ int pcf_run_job(const pcf_opts *o)
                 }
                 hosts[r] = sp && *sp ? sp : none;
             }
-            if (hosts)
-                pcf_nodemap_from_hosts(&c, hosts);
+            if (hosts && pcf_nodemap_from_hosts(&c, hosts) == 0)
+                text = pcf_nodemap_text(&c);
             free(hosts);
-            pcf_nodemap_encode(&c, mine, sizeof mine);
-        } else {
-            snprintf(mine, sizeof mine, "-");
+            tlen = text ? strlen(text) : 0;
+            parts = text ? (int)((tlen + MAP_PART - 1) / MAP_PART) : 1;
         }
-        lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
-                                sizeof err) != 0;
-        if (!lost && !rank0)
-            pcf_nodemap_decode(&c, vals[0]);
+        for (int part = 0; part < parts && !lost; part++) {
+            if (!rank0)
+                snprintf(mine, sizeof mine, "-");
+            else if (!text)
+                snprintf(mine, sizeof mine, "map -");
+            else if (part == 0)
+                snprintf(mine, sizeof mine, "map %d %.*s", parts, (int)MAP_PART, text);
+            else
+                snprintf(mine, sizeof mine, "map+ %.*s", (int)MAP_PART,
+                         text + (size_t)part * MAP_PART);
+            lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
+                                    sizeof err) != 0;
+            if (lost || rank0)
+                continue;
+            const char *v = vals[0];
+            int off = 0;
+            if (part == 0 && sscanf(v, "map %d %n", &parts, &off) == 1 && off > 0 && parts > 0)
+                v += off;
+            else if (part > 0 && strncmp(v, "map+ ", 5) == 0)
+                v += 5;
+            else {
+                parts = 0; /* "map -", or a word out of step: no map */
+                break;
+            }
+            size_t vl = strlen(v);
+            char *g = realloc(got, glen + vl + 1);
+            if (!g)
+                break;
+            got = g;
+            memcpy(got + glen, v, vl + 1);
+            glen += vl;
+        }
+        if (!lost && !rank0 && got && parts > 0)
+            pcf_nodemap_parse(&c, got);
+        free(text);
+        free(got);
     }
     char nodes_why[200] = "";
     if (!lost && pcf_nodes(&c) == 1)
@@ -714,7 +751,7 @@ int pcf_run_job(const pcf_opts *o)
                  "needs 2 nodes: every rank of this launch runs on host %.64s", c.host[0]);
     else if (!lost && pcf_nodes(&c) == 0)
         snprintf(nodes_why, sizeof nodes_why,
-                 "needs 2 nodes: no node map (it does not fit rank 0's control word)");
+                 "needs 2 nodes: no node map (rank 0 could not build it)");
     for (size_t i = 0; i < np && !lost; i++)
         if (!plan[i].skip && plan[i].e->c->min_nodes > pcf_nodes(&c))
             plan[i].skip = nodes_why;

@@ -16,7 +16,10 @@
 #      nodes as on one (its double sender and last rank share a host);
 #   7. --nodes 1,2 runs the placement-dependent cases under both shapes and
 #      says which verdict is from which (console and JSON); a failure under
-#      the second shape fails the run.
+#      the second shape fails the run;
+#   8. a map larger than one control word (70 nodes, 140 ranks: more nodes
+#      than one digit per rank names, and several words of hosts) reaches
+#      every rank: the placement cases grade on it, none SKIPPED.
 #
 #   nodes.sh PMI2_CONFORM PMI_MOCKSERVER WORKDIR
 set -u
@@ -119,5 +122,16 @@ grep -q '"shapes": \[' "$work/shapes/index.json" &&
     grep -q '{ "nodes_asked": 2, "nodes": 2, ' "$work/shapes/index.json" &&
     grep -q '"nodes_asked": 1' "$work/shapes/index.json" ||
     bad "shapes: the JSON report does not give both shapes"
+
+# 8. a large map
+"$conform" server -v --timeout 20 -n 140 \
+    --launch "$mock -n {n} --nodes 70 --timeout 60 --" pmi2/jobattr/mapping-placement \
+    pmi1/kvs/mapping-placement pmi2/nodeattr/other-node >"$work/large.out" 2>&1
+grep -q '^Nodes: 70 (pmi-mock-node0: 0,1; ' "$work/large.out" ||
+    bad "large map: no 70-node map in $work/large.out"
+for k in pmi2/jobattr/mapping-placement pmi1/kvs/mapping-placement pmi2/nodeattr/other-node; do
+    verdict "$work/large.out" "$k" PASS
+done
+
 [ $fail -eq 0 ] && echo "nodes.sh: ok"
 exit $fail
