@@ -318,9 +318,9 @@ static int fence(pcf_ctx *c, uint64_t dl, char *err, size_t el)
 /* Get a key, retrying "not found" until the deadline (a lazy fence server
  * may answer before every rank has put). */
 static int get(pcf_ctx *c, const char *key, char *val, size_t vn, uint64_t dl, char *err,
-               size_t el)
+               size_t el, bool *missed)
 {
-    for (;;) {
+    for (bool first = true;; first = false) {
         pmc_enc e;
         pmc_msg m;
         if (c->pmi == 1) {
@@ -347,6 +347,8 @@ static int get(pcf_ctx *c, const char *key, char *val, size_t vn, uint64_t dl, c
             pcf_get(&m, "value", val, vn);
             return 0;
         }
+        if (first && missed)
+            *missed = true;
         if (pws_now_usec() + 200000 >= dl) {
             snprintf(err, el, "control key %s never became visible", key);
             return -1;
@@ -375,7 +377,18 @@ int pcf_ctl_exchange(pcf_ctx *c, int seq, const char *mine, char **all, size_t v
             continue;
         }
         snprintf(key, sizeof key, "pcf-%d-%d", seq, r);
-        if (get(c, key, hex, sizeof hex, dl, err, el))
+        bool missed = false;
+        int got = get(c, key, hex, sizeof hex, dl, err, el, &missed);
+        /* PMI-1: rank r put its key before its barrier_in, so after
+         * barrier_out it must be there (V1CMD-14, V1CMD-15); a server
+         * that does this desynchronises the exchange, which is lost later */
+        if (missed && c->pmi == 1 && !c->ctl_anomaly[0])
+            snprintf(c->ctl_anomaly, sizeof c->ctl_anomaly,
+                     "rank %d's control key %s, put before its barrier_in, was not found "
+                     "after barrier_out%s: the barrier did not wait for every process "
+                     "(V1CMD-14) or did not make the puts visible (V1CMD-15)",
+                     r, key, got == 0 ? " (it came later)" : "");
+        if (got)
             return -1;
         if (unhex(hex, strlen(hex), all[r], valn) != 0) {
             snprintf(err, el, "control value of rank %d is not hex", r);

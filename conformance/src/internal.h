@@ -318,6 +318,10 @@ struct pcf_ctx {
     int nnodes;
     int *node;          /* by rank: 0-based index of its host, by first rank */
     char (*host)[64];   /* by rank: its host name */
+    /* What the harness's own exchange saw the server do wrong (PMI-1: a key
+     * put before barrier_in missing after barrier_out), told with the
+     * channel's loss: it names the clause when no case could. */
+    char ctl_anomaly[320];
 };
 
 void pcf_ctx_begin_case(pcf_ctx *c, const pcf_case *k, const char *tag, unsigned timeout_ms);

@@ -646,7 +646,7 @@ int pcf_run_job(const pcf_opts *o)
     for (int r = 0; r < c.size; r++)
         vals[r] = calloc(1, OBS_LEN);
     int seq = 0;
-    char err[256] = "";
+    char err[600] = "";
     const char *lost_after = "-"; /* the case after which the control channel failed */
     const char *last_run = "-";
     const char *lost_next = NULL; /* the case the other ranks may have begun then */
@@ -1183,7 +1183,11 @@ int pcf_run_job(const pcf_opts *o)
 
     if (rank0) {
         pcf_progress_end(o);
-        char lost_text[600] = "";
+        char lost_text[900] = "";
+        if (lost && c.ctl_anomaly[0]) {
+            size_t el = strlen(err);
+            snprintf(err + el, sizeof err - el, "; before that, %s", c.ctl_anomaly);
+        }
         if (lost) {
             if (strcmp(lost_after, "-") == 0)
                 snprintf(lost_text, sizeof lost_text,
