@@ -67,6 +67,7 @@ typedef struct pcf_result {
     char *trace;        /* path of its merged trace, when written */
     bool baseline_listed;
     int baseline_verdict;
+    unsigned baseline_also; /* bit per verdict: others the baseline accepts ("also") */
     bool deviation;
     bool printed;       /* already on the console (run as the job: printed as it goes) */
     int reruns;         /* --rerun-deviations: times it ran again for deviating */

@@ -38,6 +38,8 @@ const char *pcf_run_verdict(const pcf_results *rs, const pcf_opts *o, char *why,
 void pcf_exit_meaning(const pcf_results *rs, const pcf_opts *o, char *buf, size_t n);
 
 /* "[baseline: PASS -> NON-STRICT]" for a deviation, else "". */
+/* The verdicts a baseline entry accepts: "FAIL", or "FAIL or TIMEOUT". */
+const char *pcf_baseline_text(const pcf_result *r, char *buf, size_t n);
 void pcf_baseline_mark(const pcf_result *r, char *buf, size_t n);
 /* "Deviations from the baseline" with old -> new, one case a line (-q too). */
 void pcf_report_deviations(const pcf_results *rs, const pcf_opts *o, FILE *f);

@@ -308,14 +308,25 @@ int pcf_exit_code(const pcf_results *rs, const pcf_opts *o)
     return err ? PCF_EXIT_USAGE : fail ? PCF_EXIT_NONCONFORMANT : PCF_EXIT_OK;
 }
 
+const char *pcf_baseline_text(const pcf_result *r, char *buf, size_t n)
+{
+    size_t w = (size_t)snprintf(buf, n, "%s", pcf_verdict_name(r->baseline_verdict));
+    for (int v = 0; v < 32 && w < n; v++)
+        if (r->baseline_also & 1u << v)
+            w += (size_t)snprintf(buf + w, n - w, " or %s", pcf_verdict_name(v));
+    return buf;
+}
+
 /* "[baseline: PASS -> NON-STRICT]" for a deviation; "" otherwise. */
 void pcf_baseline_mark(const pcf_result *r, char *buf, size_t n)
 {
     if (!r->deviation)
         buf[0] = 0;
-    else if (r->baseline_listed)
-        snprintf(buf, n, "[baseline: %s -> %s]", pcf_verdict_name(r->baseline_verdict),
+    else if (r->baseline_listed) {
+        char b[80];
+        snprintf(buf, n, "[baseline: %s -> %s]", pcf_baseline_text(r, b, sizeof b),
                  pcf_verdict_name(r->verdict));
+    }
     else
         snprintf(buf, n, "[baseline: not listed -> %s]", pcf_verdict_name(r->verdict));
 }

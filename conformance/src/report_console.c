@@ -65,8 +65,9 @@ static void case_detail(const pcf_result *r, FILE *f)
     if (r->verdict == PCF_FLAKY)
         fprintf(f, "      (verdicts differed over %d runs; worst %s)\n", r->runs,
                 pcf_verdict_name(r->worst));
+    char b[80];
     if (r->baseline_listed)
-        fprintf(f, "      Baseline expected %s\n", pcf_verdict_name(r->baseline_verdict));
+        fprintf(f, "      Baseline expected %s\n", pcf_baseline_text(r, b, sizeof b));
 }
 
 /* UNSUPPORTED or SKIPPED cases of a section not shown one by one: one line,
@@ -187,8 +188,9 @@ void pcf_report_deviations(const pcf_results *rs, const pcf_opts *o, FILE *f)
         const pcf_result *r = &rs->r[i];
         if (!r->deviation)
             continue;
+        char b[80];
         fprintf(f, "  %-44s %s -> %s\n", r->e->c->id,
-                r->baseline_listed ? pcf_verdict_name(r->baseline_verdict) : "(not listed)",
+                r->baseline_listed ? pcf_baseline_text(r, b, sizeof b) : "(not listed)",
                 pcf_verdict_name(r->verdict));
     }
 }

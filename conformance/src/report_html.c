@@ -122,9 +122,10 @@ static void baseline_note(FILE *f, const pcf_result *r, const pcf_opts *o)
 {
     if (!o->baseline || !r->deviation)
         return;
+    char b[80];
     if (r->baseline_listed)
         fprintf(f, " <span class=\"dev\">baseline: %s &rarr; %s</span>",
-                pcf_verdict_name(r->baseline_verdict), pcf_verdict_name(r->verdict));
+                pcf_baseline_text(r, b, sizeof b), pcf_verdict_name(r->verdict));
     else
         fprintf(f, " <span class=\"dev\">not in the baseline</span>");
 }

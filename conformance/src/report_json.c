@@ -158,8 +158,17 @@ int pcf_report_json_dir(pcf_results *rs, const pcf_opts *o)
         if (o->baseline) {
             fprintf(f, ", \"deviation\": %s", r->deviation ? "true" : "false");
             if (r->baseline_listed) /* a deviation's old -> new */
+            {
                 fprintf(f, ", \"baseline_verdict\": \"%s\"",
                         pcf_verdict_name(r->baseline_verdict));
+                if (r->baseline_also) {
+                    fprintf(f, ", \"baseline_also\": [");
+                    for (int v = 0, k = 0; v < 32; v++)
+                        if (r->baseline_also & 1u << v)
+                            fprintf(f, "%s\"%s\"", k++ ? ", " : "", pcf_verdict_name(v));
+                    fprintf(f, "]");
+                }
+            }
         }
         if (r->reruns) {
             fprintf(f, ", \"reruns\": %d, \"first_verdict\": \"%s\", \"first_outcome\": ",

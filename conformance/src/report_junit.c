@@ -44,7 +44,8 @@ static void detail(FILE *f, const pcf_result *r)
     fprintf(f, "\nActual:\n");
     xml(f, r->actual);
     if (r->baseline_listed) {
-        fprintf(f, "\nBaseline expected %s", pcf_verdict_name(r->baseline_verdict));
+        char b[80];
+        fprintf(f, "\nBaseline expected %s", pcf_baseline_text(r, b, sizeof b));
     }
 }
 

@@ -401,7 +401,9 @@ int pcf_resfile_read(const char *path, pcf_results *rs, pcf_resinfo *in)
  *   { "pmi2-conform-baseline": 1,
  *     "cases": { "<id>": { "verdict": "FAIL", "justification": "why this is expected" } } }
  *
- * A listed case deviates when its verdict differs; an unlisted case deviates
+ * An entry may accept other verdicts too ("also": ["TIMEOUT"]) where the
+ * target's outcome is a race of its own: its justification says which.
+ * A listed case deviates when its verdict is none of these; an unlisted case deviates
  * when it fails (FAIL, ERROR, TIMEOUT, FLAKY; NON-STRICT with --strict).  A
  * case that did not run (SKIPPED) never deviates.
  *
@@ -488,10 +490,25 @@ int pcf_baseline_apply(pcf_results *rs, const char *path, bool strict, FILE *err
             bad = 1;
             continue;
         }
+        unsigned also = 0;
+        /* a published report keeps what the baseline it ran with accepted */
+        const pcf_jv *alsov = pcf_json_get(ent, published ? "baseline_also" : "also");
+        for (size_t a = 0; alsov && a < pcf_json_count(alsov); a++) {
+            const char *as = pcf_json_string(pcf_json_member(alsov, a, NULL));
+            int av = as ? pcf_verdict_parse(as) : -1;
+            if (av < 0) {
+                say(err, "pmi2-conform: baseline %s: case %s: \"also\" holds an unknown verdict "
+                         "(%s)\n", path, id, as ? as : "not a string");
+                bad = 1;
+                break;
+            }
+            also |= 1u << av;
+        }
         for (size_t k = 0; k < rs->n; k++)
             if (strcmp(rs->r[k].e->c->id, id) == 0) {
                 rs->r[k].baseline_listed = true;
                 rs->r[k].baseline_verdict = v;
+                rs->r[k].baseline_also = also;
             }
     }
     pcf_json_free(root);
@@ -502,7 +519,8 @@ int pcf_baseline_apply(pcf_results *rs, const char *path, bool strict, FILE *err
         if (r->verdict == PCF_SKIPPED && !(published && r->baseline_listed))
             r->deviation = false; /* not run here (another mode or protocol): nothing to compare */
         else if (r->baseline_listed)
-            r->deviation = r->verdict != r->baseline_verdict;
+            r->deviation = r->verdict != r->baseline_verdict &&
+                           !(r->baseline_also & 1u << r->verdict);
         else
             r->deviation = pcf_verdict_failing(r->verdict, strict);
     }

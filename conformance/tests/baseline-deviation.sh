@@ -30,6 +30,32 @@ grep -q '"pmi1/maxes/rc": { "verdict": "NON-STRICT".*"deviation": true, "baselin
 grep -q '<failure type="NON-STRICT" message="\[baseline: PASS -&gt; NON-STRICT\]' "$out/j.xml" ||
     no "JUnit lacks old -> new"
 grep -q 'baseline: PASS &rarr; NON-STRICT' "$out/j.html" || no "HTML lacks old -> new"
+# "also": an entry that accepts a second verdict (a target's own race) does
+# not deviate on it, says both when it deviates, and a published report
+# keeps what it accepted ("baseline_also")
+cat >"$out/also.json" <<'JSON'
+{ "pmi2-conform-baseline": 1, "cases": {
+  "pmi1/maxes/rc": { "verdict": "PASS", "also": ["NON-STRICT"], "justification": "either" } } }
+JSON
+"$conform" server -q --launch "$mock -n {n} --mutant v1-maxes-no-rc --timeout 60 --" \
+    --baseline "$out/also.json" --json "$out/also" pmi1/maxes/rc >"$out/also.txt" 2>&1 ||
+    no "a verdict the baseline accepts with \"also\" deviated"
+grep -q '"baseline_also": \["NON-STRICT"\]' "$out/also/index.json" ||
+    no "index.json lacks baseline_also"
+"$conform" server -q --launch "$mock -n {n} --mutant v1-maxes-no-rc --timeout 60 --" \
+    --baseline "$out/also/index.json" pmi1/maxes/rc >/dev/null 2>&1 ||
+    no "a published report did not keep its \"also\""
+sed 's/"NON-STRICT"/"TIMEOUT"/' "$out/also.json" >"$out/also2.json"
+"$conform" server --launch "$mock -n {n} --mutant v1-maxes-no-rc --timeout 60 --" \
+    --baseline "$out/also2.json" pmi1/maxes/rc >"$out/also2.txt" 2>&1 &&
+    no "a verdict outside \"also\" did not deviate"
+grep -q '^  pmi1/maxes/rc  *PASS or TIMEOUT -> NON-STRICT$' "$out/also2.txt" ||
+    no "the deviation does not name every accepted verdict"
+sed 's/"NON-STRICT"/"NONSTRICT"/' "$out/also.json" >"$out/also3.json"
+"$conform" server -q --launch "$mock -n {n} --timeout 60 --" --baseline "$out/also3.json" \
+    pmi1/maxes/rc >"$out/also3.txt" 2>&1
+[ $? -eq 2 ] && grep -q 'unknown verdict (NONSTRICT)' "$out/also3.txt" ||
+    no "an unknown verdict in \"also\" is not a usage error"
 # all green, default console: a line per section, not per case
 "$conform" server --launch "$mock -n {n} --timeout 60 --" >"$out/green.txt" 2>/dev/null ||
     no "the strict persona's run failed"
