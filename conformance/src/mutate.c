@@ -65,6 +65,8 @@ typedef struct mopts {
     int timeout_s;
     int deadline_s;
     int np;
+    int nodes;       /* the mock's emulated nodes (--nodes; 1: one) */
+    const char *map; /* and its placement (--map block|cyclic) */
     bool quiet, keep;
     char *const *globs;
     size_t nglobs;
@@ -261,10 +263,14 @@ static void build_run(const mopts *o, const char *self, const char *outdir, cons
         argv_add(r, "client");
     } else {
         argv_add(r, "server");
+        char shape[64] = "";
+        if (o->nodes > 1)
+            snprintf(shape, sizeof shape, " --nodes %d --map %s", o->nodes, o->map);
         if (strcmp(name, "none") == 0)
-            snprintf(buf, sizeof buf, "%s -n {n} --timeout 120 --", o->mock);
+            snprintf(buf, sizeof buf, "%s -n {n}%s --timeout 120 --", o->mock, shape);
         else
-            snprintf(buf, sizeof buf, "%s -n {n} --mutant %s --timeout 120 --", o->mock, name);
+            snprintf(buf, sizeof buf, "%s -n {n}%s --mutant %s --timeout 120 --", o->mock, shape,
+                     name);
         argv_add(r, "--launch");
         argv_add(r, buf);
         snprintf(buf, sizeof buf, "%d", o->np);
@@ -603,7 +609,11 @@ static int cmp_str(const void *a, const void *b)
 static void write_report(FILE *f, const mopts *o, size_t killed, size_t total, bool verbose)
 {
     const char *kind = o->client ? "client" : "server";
-    fprintf(f, "Mutants (%s): %zu; each named with the SPEC.md clause it breaks\n\n", kind, total);
+    char shape[64] = "";
+    if (o->nodes > 1)
+        snprintf(shape, sizeof shape, ", on %d emulated nodes (--map %s)", o->nodes, o->map);
+    fprintf(f, "Mutants (%s%s): %zu; each named with the SPEC.md clause it breaks\n\n", kind,
+            shape, total);
     for (size_t i = 0; i < g_nm; i++) {
         mutant *m = &g_ms[i];
         if (m->nkills) {
@@ -659,6 +669,8 @@ static void write_json(const char *path, const mopts *o, size_t killed, size_t t
     }
     fprintf(f, "{\n  \"tool\": \"pmi2-conform mutate\",\n  \"version\": \"%s\",\n  \"kind\": \"%s\",\n",
             PCF_TOOL_VERSION, o->client ? "client" : "server");
+    if (o->nodes > 1)
+        fprintf(f, "  \"nodes\": %d,\n  \"map\": \"%s\",\n", o->nodes, o->map);
     fprintf(f, "  \"killed\": %zu,\n  \"total\": %zu,\n  \"mutants\": {\n", killed, total);
     for (size_t i = 0; i < g_nm; i++) {
         mutant *m = &g_ms[i];
@@ -725,6 +737,10 @@ static void usage(FILE *f)
           "  -t, --timeout S         per-case deadline of every run (default 5)\n"
           "      --deadline S        bound on one mutant's run (default 300)\n"
           "  -n, --np N              ranks per launch (default 4)\n"
+          "      --nodes K           server mutants on K emulated nodes (pmi-mockserver\n"
+          "                          --nodes: each node's ranks under a host of their own), so\n"
+          "                          the cases that need several nodes grade (default 1)\n"
+          "      --map block|cyclic  how the mock places ranks on them (default block)\n"
           "      --out DIR           keep every run's report under DIR, with mutation.json and\n"
           "                          mutation.txt (default: a temporary directory, removed)\n"
           "  -v, --verbose           every case that caught a mutant (default: the first four)\n"
@@ -751,7 +767,8 @@ static void rm_tree(const char *dir)
 
 int pcf_mutate_main(int argc, char **argv)
 {
-    enum { O_MOCK = 256, O_CLIENT, O_RELAY, O_D1, O_D2, O_THRESH, O_EXPECT, O_OUT, O_DEADLINE };
+    enum { O_MOCK = 256, O_CLIENT, O_RELAY, O_D1, O_D2, O_THRESH, O_EXPECT, O_OUT, O_DEADLINE,
+           O_NODES, O_MAP };
     static const struct option lo[] = {
         { "mock", required_argument, NULL, O_MOCK },
         { "client", no_argument, NULL, O_CLIENT },
@@ -765,6 +782,8 @@ int pcf_mutate_main(int argc, char **argv)
         { "timeout", required_argument, NULL, 't' },
         { "deadline", required_argument, NULL, O_DEADLINE },
         { "np", required_argument, NULL, 'n' },
+        { "nodes", required_argument, NULL, O_NODES },
+        { "map", required_argument, NULL, O_MAP },
         { "out", required_argument, NULL, O_OUT },
         { "verbose", no_argument, NULL, 'v' },
         { "quiet", no_argument, NULL, 'q' },
@@ -772,7 +791,8 @@ int pcf_mutate_main(int argc, char **argv)
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
-    mopts o = { .jobs = 3, .timeout_s = 5, .deadline_s = 300, .np = 4 };
+    mopts o = { .jobs = 3, .timeout_s = 5, .deadline_s = 300, .np = 4, .nodes = 1,
+                .map = "block" };
     bool verbose = false;
     int ch;
     optind = 1;
@@ -796,6 +816,20 @@ int pcf_mutate_main(int argc, char **argv)
             }
             break;
         case O_EXPECT: o.expect = optarg; break;
+        case O_NODES:
+            o.nodes = (int)strtol(optarg, &end, 10);
+            if (*end || o.nodes < 1 || o.nodes > 64) {
+                fprintf(stderr, "pmi2-conform mutate: --nodes wants 1 to 64\n");
+                return PCF_EXIT_USAGE;
+            }
+            break;
+        case O_MAP:
+            if (strcmp(optarg, "block") != 0 && strcmp(optarg, "cyclic") != 0) {
+                fprintf(stderr, "pmi2-conform mutate: --map wants block or cyclic\n");
+                return PCF_EXIT_USAGE;
+            }
+            o.map = optarg;
+            break;
         case O_OUT: o.out = optarg; break;
         case 'j': case 't': case 'n': case O_DEADLINE: {
             long v = strtol(optarg, &end, 10);
@@ -815,6 +849,11 @@ int pcf_mutate_main(int argc, char **argv)
         case 'V': printf("pmi2-conform mutate %s\n", PCF_TOOL_VERSION); return PCF_EXIT_OK;
         default: usage(stderr); return PCF_EXIT_USAGE;
         }
+    }
+    if (o.client && o.nodes > 1) {
+        fprintf(stderr, "pmi2-conform mutate: --nodes is for server mutants (the client cases "
+                        "run one client)\n");
+        return PCF_EXIT_USAGE;
     }
     o.globs = argv + optind;
     o.nglobs = (size_t)(argc - optind);

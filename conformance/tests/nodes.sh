@@ -19,7 +19,9 @@
 #      the second shape fails the run;
 #   8. a map larger than one control word (70 nodes, 140 ranks: more nodes
 #      than one digit per rank names, and several words of hosts) reaches
-#      every rank: the placement cases grade on it, none SKIPPED.
+#      every rank: the placement cases grade on it, none SKIPPED;
+#   9. mutate --nodes 2 --map cyclic kills mapping-mpl, which survives
+#      mutate on one node.
 #
 #   nodes.sh PMI2_CONFORM PMI_MOCKSERVER WORKDIR
 set -u
@@ -132,6 +134,17 @@ grep -q '^Nodes: 70 (pmi-mock-node0: 0,1; ' "$work/large.out" ||
 for k in pmi2/jobattr/mapping-placement pmi1/kvs/mapping-placement pmi2/nodeattr/other-node; do
     verdict "$work/large.out" "$k" PASS
 done
+
+# 9. mutation testing on emulated nodes
+"$conform" mutate -q -m mapping-mpl pmi2/jobattr >"$work/mutate1.out" 2>&1
+grep -q '^  SURVIVED  mapping-mpl ' "$work/mutate1.out" ||
+    bad "mutate on one node: mapping-mpl not SURVIVED (see $work/mutate1.out)"
+"$conform" mutate -q --nodes 2 --map cyclic -m mapping-mpl --out "$work/mutate2" pmi2/jobattr \
+    >"$work/mutate2.out" 2>&1
+grep -q '^Mutants (server, on 2 emulated nodes (--map cyclic)): 1;' "$work/mutate2.out" &&
+    grep -q '^  KILLED    mapping-mpl .* pmi2/jobattr/mapping-placement' "$work/mutate2.out" &&
+    grep -q '"nodes": 2,' "$work/mutate2/mutation.json" ||
+    bad "mutate --nodes 2: mapping-mpl not killed by mapping-placement (see $work/mutate2.out)"
 
 [ $fail -eq 0 ] && echo "nodes.sh: ok"
 exit $fail
