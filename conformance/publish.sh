@@ -6,7 +6,8 @@
 # libpmi2 (client mode).  Each target gets results/<target>/report.html (one
 # self-contained page, every case's transcript included), console.txt (the
 # console report), stderr.txt (what the launcher printed) and json/
-# (index.json, one JSON per case, the per-case wire transcripts as traces).  The repository keeps
+# (index.json, one JSON per case, the per-case wire transcripts as traces); a target with a
+# justified baseline (conformance/tests/baselines/<target>.json) runs with it.  The repository keeps
 # report.html, console.txt and json/index.json (results/.gitignore).
 # The suite's grading power is published beside them: pmi2-conform mutate
 # against every server mutant (results/mutation-server) and every client
@@ -44,14 +45,25 @@ want() { # name: is this target regenerated?
     return 1
 }
 
+# The justified baseline of a target (conformance/tests/baselines/), as the
+# run's --baseline: the report keeps the races an entry accepts
+# ("baseline_also" in index.json) and the console names each deviation.  Both
+# drivers of our client library share one.
+baseline() { # name: sets bl, the run's baseline option (none without a baseline)
+    local b=conformance/tests/baselines/${1/#client-libpmiclient-*/client-libpmiclient}.json
+    bl=()
+    if [ -f "$b" ]; then bl=(--baseline "$b"); fi
+}
+
 server() { # name launcher [options...]
     local name=$1 launch=$2
     shift 2
     want "$name" || return 0
     rm -rf "${out:?}/$name"
     mkdir -p "$out/$name"
+    baseline "$name"
     "$conform" server --launch "$launch" --json "$out/$name/json" --html "$out/$name/report.html" \
-        "$@" >"$out/$name/console.txt" 2>"$out/$name/stderr.txt"
+        "${bl[@]}" "$@" >"$out/$name/console.txt" 2>"$out/$name/stderr.txt"
     [ -f "$out/$name/json/index.json" ] || { echo "publish: no report for $name" >&2; status=1; }
     tail -n 1 "$out/$name/console.txt" | sed "s/^/$name: /"
 }
@@ -62,7 +74,8 @@ client() { # name program [args...]
     want "$name" || return 0
     rm -rf "${out:?}/$name"
     mkdir -p "$out/$name"
-    "$conform" client --json "$out/$name/json" --html "$out/$name/report.html" -- "$@" \
+    baseline "$name"
+    "$conform" client --json "$out/$name/json" --html "$out/$name/report.html" "${bl[@]}" -- "$@" \
         >"$out/$name/console.txt" 2>"$out/$name/stderr.txt"
     [ -f "$out/$name/json/index.json" ] || { echo "publish: no report for $name" >&2; status=1; }
     tail -n 1 "$out/$name/console.txt" | sed "s/^/$name: /"
