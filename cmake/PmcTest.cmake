@@ -34,6 +34,7 @@ set(PMC_TEST_SKIP_CODE 77)
 # run (Testing/Temporary/CTestCostData.txt), but a clean clone has none.
 # Only the order matters; a test not listed costs 0 (it fills the gaps).
 set(PMC_TEST_COSTS
+    conformance.newcomer2 147
     conformance.mutate.server 120
     conformance.newcomer 94
     conformance.mock.repro 90
@@ -41,6 +42,7 @@ set(PMC_TEST_COSTS
     conformance.mock.slurm 71
     conformance.hydra.repro 60
     conformance.fuzz.mock.slurm 55
+    conformance.newcomer2.blocked-wait 41
     conformance.mock.strict.serial 40
     traces.replay-corpus 33
     conformance.isolation.strict 29

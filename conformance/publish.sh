@@ -152,6 +152,9 @@ server newcomer "python3 tests/peers/newcomer_server.py -n {n} --" --timeout 5
 if [ -x "$build/tests/newcomer1_server" ]; then # the same, PMI-1 only, in C
     server newcomer1 "$build/tests/newcomer1_server -n {n} --" --timeout 5
 fi
+if [ -x "$build/tests/peers/newcomer2_server" ]; then # the same in C, a thread per connection
+    server newcomer2 "$build/tests/peers/newcomer2_server -n {n} --" --timeout 5
+fi
 client client-libpmiclient-pmi2 "$build/conformance/drivers/pmi2-driver"
 client client-libpmiclient-pmi1 "$build/conformance/drivers/pmi1-driver"
 # Debian's libmpich (PMI-1), graded through an ordinary MPI program

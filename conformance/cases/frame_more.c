@@ -258,19 +258,37 @@ static void wait_bool(pcf_ctx *c, const char *spelled)
     pmc_enc_str(&e, "value", "waited");
     if (pcfd_encode(c, &e, NULL, &o) == 0 && pcfd_send(c, &o) == 0) {
         /* two answers in any order (THRID-7): told apart by their names */
+        bool put_answered = false;
         for (int i = 0; i < 2 && !pcf_observed(c); i++) {
             pmc_msg m;
             pmc_error err;
             char b[200];
             pws_result r = pcf_recv(c, &m, &err);
+            if (r == PWS_TIMEOUT && !put_answered) {
+                /* the get was held, so wait=<spelled> was read as TRUE (BOOL-2
+                 * holds); the put behind it was never served: NODEATTR-5 */
+                pcf_observe(c, "blocked",
+                            "neither the get (wait=%s, held: read as TRUE) nor the "
+                            "info-putnodeattr sent behind it was answered: the server stopped "
+                            "serving this connection while the get waited",
+                            spelled);
+                break;
+            }
+            if (r == PWS_TIMEOUT) {
+                pcf_observe(c, "not-released",
+                            "the put was answered but the held get (wait=%s, read as TRUE) never was",
+                            spelled);
+                break;
+            }
             if (r != PWS_MSG) {
-                pcf_observe(c, r == PWS_EOF ? "closed" : r == PWS_TIMEOUT ? "no-answer"
-                                                                          : "bad-response",
+                pcf_observe(c, r == PWS_EOF ? "closed" : "bad-response",
                             "waiting for the nodeattr answers: %s", pws_result_name(r));
                 break;
             }
-            if (!pmc_slice_eq(m.name, "info-getnodeattr-response"))
+            if (!pmc_slice_eq(m.name, "info-getnodeattr-response")) {
+                put_answered |= pmc_slice_eq(m.name, "info-putnodeattr-response");
                 continue;
+            }
             bool found = false;
             pmc_slice v;
             pmc_msg_get_bool(&m, "found", &found, NULL);
@@ -352,11 +370,15 @@ static const pcf_case cases[] = {
       .desc = "info-getnodeattr wait=true (lower case) waits like wait=TRUE (M9)",
       .clause = "BOOL-2", .expected = "the get waits for the pipelined put: found=TRUE;value=waited",
       .flags = PCF_V2, .run = run_bool_lower,
-      .outcomes = { { "read-as-false", PCF_DEVIATES, NULL, "answered not found at once" } } },
+      .outcomes = { { "read-as-false", PCF_DEVIATES, NULL, "answered not found at once" },
+                    { "blocked", PCF_FAIL, "NODEATTR-5", "the put behind the held get went unanswered" },
+                    { "not-released", PCF_TIMEOUT, "NODEATTR-4", "the put did not release the held get" } } },
     { .id = "frame/bool-mixed-case",
       .desc = "info-getnodeattr wait=True (mixed case) waits like wait=TRUE",
       .clause = "BOOL-2", .expected = "the get waits for the pipelined put: found=TRUE;value=waited",
       .flags = PCF_V2, .run = run_bool_mixed,
-      .outcomes = { { "read-as-false", PCF_DEVIATES, NULL, "answered not found at once" } } },
+      .outcomes = { { "read-as-false", PCF_DEVIATES, NULL, "answered not found at once" },
+                    { "blocked", PCF_FAIL, "NODEATTR-5", "the put behind the held get went unanswered" },
+                    { "not-released", PCF_TIMEOUT, "NODEATTR-4", "the put did not release the held get" } } },
 };
 PCF_CASES(cases)

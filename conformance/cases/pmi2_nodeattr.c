@@ -138,7 +138,28 @@ static void wait_then_put(pcf_ctx *c, bool other, bool lower, bool check_thrids)
     const char *names[] = { "info-getnodeattr-response", "info-putnodeattr-response" };
     const char *thrids[] = { tw, tp };
     int order[2];
-    if (p2_collect(c, 2, names, thrids, r, order))
+    bool got[2];
+    int rc = p2_collect_got(c, 2, names, thrids, r, order, got);
+    if (rc == 1) {
+        /* Which answer is missing says which clause broke: neither means
+         * the get was held (so wait was read as TRUE, BOOL-2 holds) and the
+         * put queued behind it was never served (NODEATTR-5); the put alone
+         * answered means the put did not release the held get (NODEATTR-4). */
+        if (!got[0] && !got[1])
+            pcf_observe(c, "blocked",
+                        "neither the get (wait=%s, held: read as TRUE) nor the info-putnodeattr "
+                        "sent behind it was answered: the server stopped serving this "
+                        "connection while the get waited",
+                        lower ? "true" : "TRUE");
+        else if (got[1])
+            pcf_observe(c, "not-released", "the put was answered (%s) but the held get never was",
+                        r[1].show);
+        else
+            pcf_observe(c, "no-answer", "the get was answered (%s), the put sent after it never was",
+                        r[0].show);
+        return;
+    }
+    if (rc)
         return;
     if (!p2_ok(&r[1])) {
         pcf_observe(c, "put-refused", "%s", r[1].show);
@@ -227,7 +248,28 @@ static void run_wait_peer(pcf_ctx *c)
                                 "kvs-fence-response" };
         const char *thrids[] = { tw, tp, tf };
         p2r r[3];
-        if (p2_collect(c, 3, names, thrids, r, NULL))
+        bool got[3];
+        int rc = p2_collect_got(c, 3, names, thrids, r, NULL, got);
+        if (rc == 1) {
+            /* the kvs-put behind the held get needs nobody else: unanswered,
+             * the server stopped serving this connection (NODEATTR-5), and
+             * the fence behind it never reached the others either */
+            if (!got[1])
+                pcf_observe(c, "blocked",
+                            "the kvs-put sent behind the waiting get was not answered%s: the "
+                            "server stopped serving this connection while the get waited (so "
+                            "its kvs-fence never reached the other ranks either)",
+                            got[0] ? "" : ", nor the get");
+            else if (!got[2])
+                pcf_observe(c, "no-answer", "the kvs-fence was not answered (get %s, put %s)",
+                            got[0] ? "answered" : "held", r[1].show);
+            else
+                pcf_observe(c, "not-released",
+                            "the put and the fence were answered, the peer's put did not release "
+                            "the held get");
+            goto out;
+        }
+        if (rc)
             goto out;
         if (p2_value_is(&r[0], "from-peer", 9))
             pcf_observe(c, "ok", "rank %d's put answered the waiting get", peer);
@@ -434,9 +476,14 @@ static const pcf_case cases[] = {
                "value=arrived).\n"
                "It collects both answers in any order: the put must be rc=0 (else "
                "\"put-refused\") and the held get must answer found=TRUE;value=arrived (else "
-               "\"not-waited\": answered before the attribute existed).",
+               "\"not-waited\": answered before the attribute existed).\n"
+               "Neither answer by the deadline is \"blocked\" (NODEATTR-5: the put sent behind "
+               "the held get was not served); the put's answer alone is \"not-released\" "
+               "(NODEATTR-4, TIMEOUT).",
       .flags = PCF_V2, .run = run_wait_own,
-      .outcomes = { { "not-waited", PCF_DEVIATES, NULL, "answered before the attribute existed" } } },
+      .outcomes = { { "not-waited", PCF_DEVIATES, NULL, "answered before the attribute existed" },
+                    { "blocked", PCF_FAIL, "NODEATTR-5", "requests sent behind the waiting get went unanswered" },
+                    { "not-released", PCF_TIMEOUT, "NODEATTR-4", "the put did not release the held get" } } },
     { .id = "pmi2/nodeattr/wait-not-blocking",
       .desc = "while a get waits, job-getid and the satisfying put are still answered",
       .clause = "NODEATTR-5", .expected = "job-getid answered first, then the put and the get",
@@ -450,7 +497,8 @@ static const pcf_case cases[] = {
       .flags = PCF_V2, .run = run_wait_nonblocking,
       .outcomes = { { "blocked", PCF_DEVIATES, NULL, "the waiting get held up other requests" },
                     { "no-answer", PCF_DEVIATES, NULL, "requests after the waiting get went unanswered" },
-                    { "not-waited", PCF_DEVIATES, "NODEATTR-4", "wait=TRUE answered at once" } } },
+                    { "not-waited", PCF_DEVIATES, "NODEATTR-4", "wait=TRUE answered at once" },
+                    { "not-released", PCF_TIMEOUT, "NODEATTR-4", "the put did not release the held get" } } },
     { .id = "pmi2/nodeattr/wait-lowercase",
       .desc = "wait=true (lower case) is a boolean TRUE: the get waits for the put",
       .clause = "BOOL-2", .expected = "found=TRUE;value=arrived, answered after the put",
@@ -458,9 +506,14 @@ static const pcf_case cases[] = {
                "is a boolean), for an attribute that does not exist yet.\n"
                "It then puts the attribute (value=arrived) and collects both answers.\n"
                "found=TRUE;value=arrived passes; an answer without the value is \"read-as-false\" "
-               "(the server read true as FALSE, M9).",
+               "(the server read true as FALSE, M9).\n"
+               "Neither answer by the deadline is \"blocked\": the get was held, so true was read "
+               "as TRUE, but the put behind it was not served (NODEATTR-5, not BOOL-2); the put's "
+               "answer alone is \"not-released\" (NODEATTR-4, TIMEOUT).",
       .flags = PCF_V2, .run = run_wait_lower,
-      .outcomes = { { "read-as-false", PCF_DEVIATES, NULL, "wait=true read as FALSE (M9)" } } },
+      .outcomes = { { "read-as-false", PCF_DEVIATES, NULL, "wait=true read as FALSE (M9)" },
+                    { "blocked", PCF_FAIL, "NODEATTR-5", "requests sent behind the waiting get went unanswered" },
+                    { "not-released", PCF_TIMEOUT, "NODEATTR-4", "the put did not release the held get" } } },
     { .id = "pmi2/nodeattr/wait-existing",
       .desc = "wait=TRUE on an existing attribute is answered at once",
       .clause = "NODEATTR-2", .expected = "found=TRUE with the value",
@@ -480,11 +533,17 @@ static const pcf_case cases[] = {
                "The other ranks fence; the peer reads the ready key (so rank 0's get is already "
                "held) and puts <tag>-nap = from-peer.\n"
                "Rank 0's held get must answer found=TRUE;value=from-peer (else \"not-waited\"); a "
-               "refused put on the peer is \"put-refused\" (NODEATTR-1).",
+               "refused put on the peer is \"put-refused\" (NODEATTR-1).\n"
+               "Rank 0's kvs-put unanswered by the deadline is \"blocked\" (NODEATTR-5: the "
+               "requests behind the held get were not served, so its fence never reached the "
+               "others); put and fence answered but not the get is \"not-released\" (NODEATTR-4, "
+               "TIMEOUT).",
       .flags = PCF_V2 | PCF_PLACED, .min_ranks = 2, .run = run_wait_peer,
       .outcomes = { { "no-peer", PCF_INFO, NULL, "no second rank on rank 0's node" },
                     { "not-waited", PCF_DEVIATES, NULL, "answered before the peer's put" },
-                    { "put-refused", PCF_FAIL, "NODEATTR-1", "the peer's put was refused" } } },
+                    { "put-refused", PCF_FAIL, "NODEATTR-1", "the peer's put was refused" },
+                    { "blocked", PCF_FAIL, "NODEATTR-5", "requests sent behind the waiting get went unanswered" },
+                    { "not-released", PCF_TIMEOUT, "NODEATTR-4", "the put did not release the held get" } } },
     { .id = "pmi2/nodeattr/same-node",
       .desc = "an attribute put by rank 0 is visible to the other ranks on its node",
       .clause = "NODEATTR-2", .expected = "found=TRUE on every rank on rank 0's host",
@@ -538,6 +597,7 @@ static const pcf_case cases[] = {
       .flags = PCF_V2, .run = run_wait_thrid,
       .outcomes = { { "thrid-missing", PCF_DEVIATES, NULL, "the held response has another or no thrid" },
                     { "not-waited", PCF_DEVIATES, "NODEATTR-4", "wait=TRUE answered at once" },
-                    { "blocked", PCF_DEVIATES, "NODEATTR-5", "the waiting get held up job-getid" } } },
+                    { "blocked", PCF_DEVIATES, "NODEATTR-5", "the waiting get held up job-getid" },
+                    { "not-released", PCF_TIMEOUT, "NODEATTR-4", "the put did not release the held get" } } },
 };
 PCF_CASES(cases)

@@ -154,6 +154,9 @@ static inline int p2_together(pcf_ctx *c) { return p2_step(c, 0, 99); }
  * echo thrid (Slurm) is matched by name in request order.  order[k] gets the
  * slot of the k-th arrival (may be NULL).  Returns 0, or -1 after observing
  * a standard outcome, or "altered" for a thrid that matches no request. */
+static inline int p2_collect_got(pcf_ctx *c, size_t n, const char *const *names,
+                                 const char *const *thrids, p2r *out, int *order, bool *got);
+
 static inline int p2_collect(pcf_ctx *c, size_t n, const char *const *names,
                              const char *const *thrids, p2r *out, int *order)
 {
@@ -162,6 +165,27 @@ static inline int p2_collect(pcf_ctx *c, size_t n, const char *const *names,
         pcf_observe(c, "harness-error", "out of memory");
         return -1;
     }
+    int rc = p2_collect_got(c, n, names, thrids, out, order, got);
+    if (rc == 1) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            k += got[i];
+        pcf_observe(c, "no-answer", "%zu of %zu responses arrived before the deadline", k, n);
+        rc = -1;
+    }
+    free(got);
+    return rc;
+}
+
+/* p2_collect that leaves a timeout to the caller: returns 1 without
+ * observing anything, got[i] telling which responses did arrive, so that a
+ * case can say *which* request went unanswered (a held get, or the requests
+ * queued behind it: NODEATTR-5).  got has n entries, cleared here. */
+static inline int p2_collect_got(pcf_ctx *c, size_t n, const char *const *names,
+                                 const char *const *thrids, p2r *out, int *order, bool *got)
+{
+    for (size_t i = 0; i < n; i++)
+        got[i] = false;
     for (size_t k = 0; k < n; k++) {
         pmc_msg m;
         pmc_error err;
@@ -169,8 +193,8 @@ static inline int p2_collect(pcf_ctx *c, size_t n, const char *const *names,
         pws_result r = pcf_recv(c, &m, &err);
         if (r != PWS_MSG) {
             if (r == PWS_TIMEOUT)
-                pcf_observe(c, "no-answer", "%zu of %zu responses arrived before the deadline", k, n);
-            else if (r == PWS_EOF)
+                return 1;
+            if (r == PWS_EOF)
                 pcf_observe(c, "closed", "the server closed the connection after %zu of %zu responses",
                             k, n);
             else if (r == PWS_BAD) {
@@ -178,7 +202,6 @@ static inline int p2_collect(pcf_ctx *c, size_t n, const char *const *names,
                 pcf_observe(c, "bad-response", "a response does not decode: %s", b);
             } else
                 pcf_observe(c, "io-error", "reading failed (%s)", pws_result_name(r));
-            free(got);
             return -1;
         }
         size_t slot = n;
@@ -194,7 +217,6 @@ static inline int p2_collect(pcf_ctx *c, size_t n, const char *const *names,
                         named ? "thrid matches no outstanding request: %s"
                               : "unexpected response: %s",
                         pcf_show(&m, b, sizeof b));
-            free(got);
             return -1;
         }
         got[slot] = true;
@@ -202,7 +224,6 @@ static inline int p2_collect(pcf_ctx *c, size_t n, const char *const *names,
         if (order)
             order[k] = (int)slot;
     }
-    free(got);
     return 0;
 }
 
