@@ -360,9 +360,19 @@ static void run_unknown_thrid(pcf_ctx *c)
     long rc;
     if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
         return;
-    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "forged"))
-        pcf_observe(c, "used", "the value of a response with an unknown thrid was used");
-    else
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "forged")) {
+        /* say what the request carried: a library that never tags its
+         * requests is bound too, and may not see why at first */
+        const char *tag = "no thrid";
+        for (size_t i = 0; i < r->nreq; i++)
+            if (r->req[i].rank == 0 && strcmp(r->req[i].name, "kvs-get") == 0) {
+                tag = r->req[i].thrid ? "a thrid of its own" : "no thrid";
+                break;
+            }
+        pcf_observe(c, "used", "PMI2_KVS_Get rc=0 returned \"forged\", the value of a "
+                    "kvs-get-response with thrid=999999, written before the real answer; the "
+                    "kvs-get carried %s, so that tag matched no outstanding request", tag);
+    } else
         grade_no_hang(c, r, "a response with an unknown thrid before the real one");
 }
 

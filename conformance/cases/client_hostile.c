@@ -254,26 +254,74 @@ static void run_name_prefix(pcf_ctx *c)
                     "(PMI_Get_universe_size rc=%ld size=%s)", rc, n);
 }
 
+/* Which request of rank k read the stray line (its first after
+ * get_universe_size), and how many requests after that one the call named
+ * by name= key=want went out: "" when the rank never sent it. */
+static void stray_reader(pcf_ctx *c, const pcf_crun *r, int k, const char *name,
+                         const char *want, char *out, size_t cap)
+{
+    const pcf_creq *first = NULL;
+    int after = -1, seen = 0, found = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < r->nreq; i++) {
+        const pcf_creq *q = &r->req[i];
+        if (q->rank != k)
+            continue;
+        if (!seen) {
+            seen = strcmp(q->name, "get_universe_size") == 0;
+            continue;
+        }
+        if (!first)
+            first = q;
+        after++;
+        pmc_msg m;
+        pmc_slice v;
+        if (strcmp(q->name, name) == 0 && pcf_creq_msg(c, q, &m) == 0 &&
+            pmc_msg_get(&m, "key", &v) && pmc_slice_eq(v, want)) {
+            found = 1;
+            break;
+        }
+    }
+    if (!first || !found)
+        return;
+    char b[160];
+    if (after <= 0)
+        snprintf(out, cap, " (the stray was read as the answer to this very %s)", name);
+    else
+        snprintf(out, cap, " (the stray was read as the answer to %s, %d request%s before this "
+                 "get: a client that keeps the answer that request was owed reads every later "
+                 "answer one request late)",
+                 pcf_cshow(first->raw, first->len, b, sizeof b), after, after == 1 ? "" : "s");
+}
+
 static void run_resync(pcf_ctx *c)
 {
-    /* a second answer to get_universe_size, read during the next call */
+    /* a second answer to get_universe_size, read during the next call.
+     * Always the strict server: Slurm's persona takes one read() as one
+     * PMI-1 line, so a client that fails a call and sends its next request
+     * at once loses one of the two, and the server's missing answer puts a
+     * client that never resynchronises back in step (a client one answer
+     * behind passed under --persona slurm). */
     pms_fault f = stray(c, "universe_size", "size", 99, "get_universe_size", true);
-    const pcf_crun *r = f.kind ? run1(c, NULL, NULL, 2, f) : NULL;
+    const pcf_crun *r = f.kind ? run1(c, "strict", NULL, 2, f) : NULL;
     if (!r)
         return;
     if (r->fired[0] <= 0) {
         pcf_observe(c, "no-request", "the program never sent get_universe_size");
         return;
     }
+    char where[400];
     for (int k = 0; k < r->np; k++) {
         long rc;
-        char want[16];
+        char want[16], key[16];
         snprintf(want, sizeof want, "v%d", (k + 1) % r->np);
+        snprintf(key, sizeof key, "pcf-k%d", (k + 1) % r->np);
         if (rc_of(c, r, k, "PMI_KVS_Get", &rc))
             return;
         if (rc != 0 || !pcf_chex_is(r, k, "PMI_KVS_Get", want)) {
-            pcf_observe(c, "shifted", "rank %d: after a stray line, PMI_KVS_Get gave rc=%ld and "
-                        "not the peer's value", k, rc);
+            stray_reader(c, r, k, "get", key, where, sizeof where);
+            pcf_observe(c, "shifted", "rank %d: after a stray line, PMI_KVS_Get of %s gave "
+                        "rc=%ld and not the peer's value%s", k, key, rc, where);
             return;
         }
         snprintf(want, sizeof want, "port-%d", k);
@@ -591,7 +639,7 @@ static const pcf_ccase cases[] = {
          "cmd=universe_sizeX before the answer to get_universe_size",
          "universe_sizeX is not taken for universe_size", run_name_prefix, NOREQ),
     CASE("client/pmi1/stray-line", "ERR-19", V1D,
-         "a second universe_size answer, read during the next call",
+         "a second universe_size answer, read during the next call (strict server)",
          "every later call gets its own answer (the one that read the stray may fail)",
          run_resync, HANG, NOREQ),
     CASE("client/fault/response-name-prefix", "ERR-14", V2D,

@@ -378,6 +378,8 @@ int main(int argc, char **argv)
     /* a progress line only on a terminal, and never from the ranks of a child launch */
     o.progress = !o.child && !o.tap && isatty(2);
     o.progress_plain = !o.child && !o.tap && !o.quiet && !o.progress;
+    if (!o.child && pcf_report_paths_check(&o) != 0)
+        return PCF_EXIT_USAGE;
     if (strcmp(mode, "client") == 0) {
         if (!np_given_flag)
             o.np = 2;
