@@ -276,6 +276,21 @@ static pms_fault unsolicited(const void *p, size_t n, const char *cmd, bool afte
 /* After `after` on rank 0, the first call that reached the server and
  * returned rc=0 (NULL: none), in buf as its report line; local calls and
  * PMI2_Finalize (which may succeed on a closed connection) do not count. */
+/* The first request of rank k after its first request named name (NULL: none). */
+static const pcf_creq *request_after(const pcf_crun *r, int k, const char *name)
+{
+    bool seen = false;
+    for (size_t i = 0; i < r->nreq; i++) {
+        const pcf_creq *q = &r->req[i];
+        if (q->rank != k)
+            continue;
+        if (seen)
+            return q;
+        seen = strcmp(q->name, name) == 0;
+    }
+    return NULL;
+}
+
 static const char *success_after(const pcf_crun *r, const char *after, char *buf, size_t n)
 {
     const char *p = r->ranks[0].out, *at = pcf_cline(r, 0, after);
@@ -415,6 +430,17 @@ static void run_garbage(pcf_ctx *c)
     if (r->ranks[0].conns == 1 && success_after(r, "PMI2_KVS_Get", b, sizeof b)) {
         pcf_observe(c, "connection-kept", "the get failed (rc=%ld), but the connection was read "
                     "on after the framing error: %s", rc, b);
+        return;
+    }
+    /* a request after the failed get went out on the broken connection:
+     * later calls that fail only because they read its misaligned bytes
+     * looked like a dead connection (a sign-rejecting reader that kept
+     * reading PASSed) */
+    const pcf_creq *q = r->ranks[0].conns == 1 ? request_after(r, 0, "kvs-get") : NULL;
+    if (q) {
+        pcf_observe(c, "connection-kept", "the get failed (rc=%ld), but the connection was used "
+                    "on after the framing error: the library sent %s on it", rc,
+                    pcf_cshow(q->raw, q->len, b, sizeof b));
         return;
     }
     grade_no_hang(c, r, "a framing error in the server's stream");

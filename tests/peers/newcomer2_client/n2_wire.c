@@ -208,6 +208,13 @@ int n2_read_frame(char *buf, struct n2_msg *m)
     if (fread(hdr, 1, 6, n2_in) != 6)
         return -1;
     hdr[6] = 0;
+    /* NEWCOMER2_LENGTH_CHECK=1: the second version's check of the field
+     * (digits and spaces only); the connection is still read on after it */
+    const char *lc = getenv("NEWCOMER2_LENGTH_CHECK");
+    if (lc && *lc == '1')
+        for (int i = 0; i < 6; i++)
+            if (hdr[i] != ' ' && (hdr[i] < '0' || hdr[i] > '9'))
+                return -1;
     if (sscanf(hdr, "%d", &len) != 1 || len < 6 || len > N2_FRAME_MAX)
         return -1;
     if (fread(buf, 1, (size_t)len, n2_in) != (size_t)len)
