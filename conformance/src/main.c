@@ -81,6 +81,7 @@ static void usage(FILE *f)
           "      --junit FILE        JUnit XML report\n"
           "      --tap               TAP on standard output instead of the console report\n"
           "      --json DIR          DIR/index.json, one JSON and one trace per case\n"
+          "                          (DIR made with its parents before the run)\n"
           "      --html FILE         one self-contained HTML page\n"
           "      --list              list the selected cases and exit\n"
           "  -q, --quiet             print only the summary line (and the deviations\n"
