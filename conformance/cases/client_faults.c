@@ -273,9 +273,6 @@ static pms_fault unsolicited(const void *p, size_t n, const char *cmd, bool afte
              .after = after);
 }
 
-/* After `after` on rank 0, the first call that reached the server and
- * returned rc=0 (NULL: none), in buf as its report line; local calls and
- * PMI2_Finalize (which may succeed on a closed connection) do not count. */
 /* The first request of rank k after its first request named name (NULL: none). */
 static const pcf_creq *request_after(const pcf_crun *r, int k, const char *name)
 {
@@ -291,6 +288,9 @@ static const pcf_creq *request_after(const pcf_crun *r, int k, const char *name)
     return NULL;
 }
 
+/* After `after` on rank 0, the first call that reached the server and
+ * returned rc=0 (NULL: none), in buf as its report line; local calls and
+ * PMI2_Finalize (which may succeed on a closed connection) do not count. */
 static const char *success_after(const pcf_crun *r, const char *after, char *buf, size_t n)
 {
     const char *p = r->ranks[0].out, *at = pcf_cline(r, 0, after);

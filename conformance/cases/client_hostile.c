@@ -254,9 +254,9 @@ static void run_name_prefix(pcf_ctx *c)
                     "(PMI_Get_universe_size rc=%ld size=%s)", rc, n);
 }
 
-/* Which request of rank k read the stray line (its first after
- * get_universe_size), and how many requests after that one the call named
- * by name= key=want went out: "" when the rank never sent it. */
+/* In out: which request of rank k read the stray line (its first after
+ * get_universe_size) and how many requests later its `name key=want` went
+ * out; "" when rank k never sent that request. */
 static void stray_reader(pcf_ctx *c, const pcf_crun *r, int k, const char *name,
                          const char *want, char *out, size_t cap)
 {
