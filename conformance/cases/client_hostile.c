@@ -564,6 +564,85 @@ static void run_clique_wrapped(pcf_ctx *c)
     pcf_observe(c, "ok", "cliques {0,2} and {1} from a mapping applied twice");
 }
 
+/* ---------------------------------------------------------------- LIMIT-10, LIMIT-5, LIMIT-6 */
+
+enum { PAD_PAIRS = 250, PAD_MAX = 66000 };
+
+/* The answer to the program's first kvs-get (np=1: its own key, v0), the
+ * real one (thrid included), with pad[0..n) after its command pair. */
+static const pcf_crun *padded_get(pcf_ctx *c, const char *pad, size_t n)
+{
+    return run1(c, NULL, NULL, 1,
+                (pms_fault){ .kind = PMS_FAULT_PAD, .rank = -1, .cmd = "kvs-get", .nth = 1,
+                             .data = pad, .len = n });
+}
+
+/* PMI2_KVS_Get of v0 through an answer padded as `what` says. */
+static void grade_padded(pcf_ctx *c, const pcf_crun *r, const char *what)
+{
+    long rc;
+    char got[120] = "";
+    if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
+        return;
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "v0")) {
+        pcf_observe(c, "ok", "PMI2_KVS_Get returned v0 from %s", what);
+        return;
+    }
+    pcf_cfield(r, 0, "PMI2_KVS_Get", "value", got, sizeof got);
+    pcf_observe(c, "refused", "PMI2_KVS_Get rc=%ld%s%s%s from %s, which carried found=TRUE and "
+                "value=v0", rc, got[0] ? " value(hex) " : "", got, rc == 0 ? "" : " (failed)",
+                what);
+}
+
+static void run_pairs_256(pcf_ctx *c)
+{
+    /* 250 unknown pairs between cmd and rc, found, value: at most 256 in all */
+    static char pad[PAD_PAIRS * 24];
+    size_t n = 0;
+    for (int i = 0; i < PAD_PAIRS; i++)
+        n += (size_t)snprintf(pad + n, sizeof pad - n, "pcf-pad%d=%d;", i, i);
+    char what[120];
+    snprintf(what, sizeof what, "a kvs-get-response of at most 256 pairs (%d unknown ones "
+             "before rc, found and value)", PAD_PAIRS);
+    grade_padded(c, padded_get(c, pad, n), what);
+}
+
+/* Unknown pairs (values under 1000 bytes, LIMIT-2's sizes: a frame's size
+ * is graded, not a value's) that bring the answer's body to about `body`
+ * bytes. */
+static void run_frame_of(pcf_ctx *c, size_t body)
+{
+    static char pad[PAD_MAX];
+    /* the real answer is 46 to 80 bytes (cmd, thrid, rc, found, value=v0) */
+    size_t n = body - 80, k = 0;
+    int i = 0;
+    if (n > sizeof pad)
+        n = sizeof pad;
+    while (k < n) {
+        size_t left = n - k, len = left > 1000 ? 1000 : left;
+        if (left > len && left - len < 32)
+            len = left - 32; /* the last pair has room for its key */
+        int h = snprintf(pad + k, sizeof pad - k, "pcf-pad%d=", i++);
+        memset(pad + k + h, 'x', len - (size_t)h - 1);
+        pad[k + len - 1] = ';';
+        k += len;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "a kvs-get-response frame of %zu to %zu bytes (%d unknown pairs "
+             "of at most 1000 bytes)", n + 46, n + 80, i);
+    grade_padded(c, padded_get(c, pad, n), what);
+}
+
+static void run_frame_4096(pcf_ctx *c)
+{
+    run_frame_of(c, 4096);
+}
+
+static void run_frame_65530(pcf_ctx *c)
+{
+    run_frame_of(c, 65530);
+}
+
 /* ---------------------------------------------------------------- ERR-20 */
 
 /* Any request but init: the program's first after the handshake's first
@@ -676,6 +755,19 @@ static const pcf_ccase cases[] = {
     CASE("client/pmi1/clique-wrapped", "JOBATTR-11", V1D,
          "3 ranks on 2 nodes: PMI_process_mapping (vector,(0,2,1)) (strict server)",
          "clique {0,2} on node 0, {1} on node 1", run_clique_wrapped),
+    CASE("client/limits/pairs-256", "LIMIT-10", V2D,
+         "kvs-get-response with 250 unknown pairs before rc, found and value",
+         "PMI2_KVS_Get returns the value (v0)", run_pairs_256, HANG,
+         { "refused", PCF_FAIL, NULL, "the answer's value did not reach the caller" }),
+    CASE("client/limits/frame-4096", "LIMIT-5", V2D,
+         "kvs-get-response frame of up to 4096 bytes (unknown pairs pad it)",
+         "PMI2_KVS_Get returns the value (v0)", run_frame_4096, HANG,
+         { "refused", PCF_FAIL, NULL, "the answer's value did not reach the caller" }),
+    CASE("client/limits/frame-65530", "LIMIT-6", V2D,
+         "kvs-get-response frame of up to 65530 bytes (unknown pairs pad it)",
+         "PMI2_KVS_Get returns the value (v0)", run_frame_65530, HANG,
+         { "refused", PCF_NON_STRICT, NULL, "a frame within 65530 bytes was not read (LIMIT-6 "
+           "is a SHOULD)" }),
     CASE("client/fault/write-after-close", "ERR-20", ANY,
          "the first request after init answered, then the connection closed",
          "the next call fails; the process is not killed (SIGPIPE)", run_closed_write, HANG,
