@@ -588,7 +588,7 @@ static void grade_padded(pcf_ctx *c, const pcf_crun *r, const char *what)
         pcf_observe(c, "ok", "PMI2_KVS_Get returned v0 from %s", what);
         return;
     }
-    pcf_cfield(r, 0, "PMI2_KVS_Get", "value", got, sizeof got);
+    pcf_cfield(r, 0, "PMI2_KVS_Get", "x", got, sizeof got);
     pcf_observe(c, "refused", "PMI2_KVS_Get rc=%ld%s%s%s from %s, which carried found=TRUE and "
                 "value=v0", rc, got[0] ? " value(hex) " : "", got, rc == 0 ? "" : " (failed)",
                 what);
