@@ -157,6 +157,12 @@ if [ -x "$build/tests/peers/newcomer2_server" ]; then # the same in C, a thread 
 fi
 client client-libpmiclient-pmi2 "$build/conformance/drivers/pmi2-driver"
 client client-libpmiclient-pmi1 "$build/conformance/drivers/pmi1-driver"
+# an independent client library written from SPEC.md alone (tests/peers/README.md)
+nc2=$build/tests/peers/newcomer2_client
+if [ -x "$nc2/newcomer2-pmi2-driver" ]; then
+    client client-newcomer2-pmi2 "$nc2/newcomer2-pmi2-driver"
+    client client-newcomer2-pmi1 "$nc2/newcomer2-pmi1-driver"
+fi
 # Debian's libmpich (PMI-1), graded through an ordinary MPI program
 if [ -x "$build/mockserver/tests/mpi_hello" ]; then
     client client-libmpich-4.0.2 "$build/mockserver/tests/mpi_hello"

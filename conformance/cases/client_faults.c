@@ -273,6 +273,21 @@ static pms_fault unsolicited(const void *p, size_t n, const char *cmd, bool afte
              .after = after);
 }
 
+/* The first request of rank k after its first request named name (NULL: none). */
+static const pcf_creq *request_after(const pcf_crun *r, int k, const char *name)
+{
+    bool seen = false;
+    for (size_t i = 0; i < r->nreq; i++) {
+        const pcf_creq *q = &r->req[i];
+        if (q->rank != k)
+            continue;
+        if (seen)
+            return q;
+        seen = strcmp(q->name, name) == 0;
+    }
+    return NULL;
+}
+
 /* After `after` on rank 0, the first call that reached the server and
  * returned rc=0 (NULL: none), in buf as its report line; local calls and
  * PMI2_Finalize (which may succeed on a closed connection) do not count. */
@@ -360,9 +375,19 @@ static void run_unknown_thrid(pcf_ctx *c)
     long rc;
     if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
         return;
-    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "forged"))
-        pcf_observe(c, "used", "the value of a response with an unknown thrid was used");
-    else
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "forged")) {
+        /* say what the request carried: a library that never tags its
+         * requests is bound too, and may not see why at first */
+        const char *tag = "no thrid";
+        for (size_t i = 0; i < r->nreq; i++)
+            if (r->req[i].rank == 0 && strcmp(r->req[i].name, "kvs-get") == 0) {
+                tag = r->req[i].thrid ? "a thrid of its own" : "no thrid";
+                break;
+            }
+        pcf_observe(c, "used", "PMI2_KVS_Get rc=0 returned \"forged\", the value of a "
+                    "kvs-get-response with thrid=999999, written before the real answer; the "
+                    "kvs-get carried %s, so that tag matched no outstanding request", tag);
+    } else
         grade_no_hang(c, r, "a response with an unknown thrid before the real one");
 }
 
@@ -405,6 +430,17 @@ static void run_garbage(pcf_ctx *c)
     if (r->ranks[0].conns == 1 && success_after(r, "PMI2_KVS_Get", b, sizeof b)) {
         pcf_observe(c, "connection-kept", "the get failed (rc=%ld), but the connection was read "
                     "on after the framing error: %s", rc, b);
+        return;
+    }
+    /* a request after the failed get went out on the broken connection:
+     * later calls that fail only because they read its misaligned bytes
+     * looked like a dead connection (a sign-rejecting reader that kept
+     * reading PASSed) */
+    const pcf_creq *q = r->ranks[0].conns == 1 ? request_after(r, 0, "kvs-get") : NULL;
+    if (q) {
+        pcf_observe(c, "connection-kept", "the get failed (rc=%ld), but the connection was used "
+                    "on after the framing error: the library sent %s on it", rc,
+                    pcf_cshow(q->raw, q->len, b, sizeof b));
         return;
     }
     grade_no_hang(c, r, "a framing error in the server's stream");

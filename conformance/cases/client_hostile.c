@@ -254,26 +254,74 @@ static void run_name_prefix(pcf_ctx *c)
                     "(PMI_Get_universe_size rc=%ld size=%s)", rc, n);
 }
 
+/* In out: which request of rank k read the stray line (its first after
+ * get_universe_size) and how many requests later its `name key=want` went
+ * out; "" when rank k never sent that request. */
+static void stray_reader(pcf_ctx *c, const pcf_crun *r, int k, const char *name,
+                         const char *want, char *out, size_t cap)
+{
+    const pcf_creq *first = NULL;
+    int after = -1, seen = 0, found = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < r->nreq; i++) {
+        const pcf_creq *q = &r->req[i];
+        if (q->rank != k)
+            continue;
+        if (!seen) {
+            seen = strcmp(q->name, "get_universe_size") == 0;
+            continue;
+        }
+        if (!first)
+            first = q;
+        after++;
+        pmc_msg m;
+        pmc_slice v;
+        if (strcmp(q->name, name) == 0 && pcf_creq_msg(c, q, &m) == 0 &&
+            pmc_msg_get(&m, "key", &v) && pmc_slice_eq(v, want)) {
+            found = 1;
+            break;
+        }
+    }
+    if (!first || !found)
+        return;
+    char b[160];
+    if (after <= 0)
+        snprintf(out, cap, " (the stray was read as the answer to this very %s)", name);
+    else
+        snprintf(out, cap, " (the stray was read as the answer to %s, %d request%s before this "
+                 "get: a client that keeps the answer that request was owed reads every later "
+                 "answer one request late)",
+                 pcf_cshow(first->raw, first->len, b, sizeof b), after, after == 1 ? "" : "s");
+}
+
 static void run_resync(pcf_ctx *c)
 {
-    /* a second answer to get_universe_size, read during the next call */
+    /* a second answer to get_universe_size, read during the next call.
+     * Always the strict server: Slurm's persona takes one read() as one
+     * PMI-1 line, so a client that fails a call and sends its next request
+     * at once loses one of the two, and the server's missing answer puts a
+     * client that never resynchronises back in step (a client one answer
+     * behind passed under --persona slurm). */
     pms_fault f = stray(c, "universe_size", "size", 99, "get_universe_size", true);
-    const pcf_crun *r = f.kind ? run1(c, NULL, NULL, 2, f) : NULL;
+    const pcf_crun *r = f.kind ? run1(c, "strict", NULL, 2, f) : NULL;
     if (!r)
         return;
     if (r->fired[0] <= 0) {
         pcf_observe(c, "no-request", "the program never sent get_universe_size");
         return;
     }
+    char where[400];
     for (int k = 0; k < r->np; k++) {
         long rc;
-        char want[16];
+        char want[16], key[16];
         snprintf(want, sizeof want, "v%d", (k + 1) % r->np);
+        snprintf(key, sizeof key, "pcf-k%d", (k + 1) % r->np);
         if (rc_of(c, r, k, "PMI_KVS_Get", &rc))
             return;
         if (rc != 0 || !pcf_chex_is(r, k, "PMI_KVS_Get", want)) {
-            pcf_observe(c, "shifted", "rank %d: after a stray line, PMI_KVS_Get gave rc=%ld and "
-                        "not the peer's value", k, rc);
+            stray_reader(c, r, k, "get", key, where, sizeof where);
+            pcf_observe(c, "shifted", "rank %d: after a stray line, PMI_KVS_Get of %s gave "
+                        "rc=%ld and not the peer's value%s", k, key, rc, where);
             return;
         }
         snprintf(want, sizeof want, "port-%d", k);
@@ -479,9 +527,13 @@ static void run_nodeattr_rc1(pcf_ctx *c)
 
 static void run_clique_wrapped(pcf_ctx *c)
 {
-    /* 3 ranks dealt over 2 nodes: (vector,(0,2,1)) applied twice */
-    const pcf_crun *r = pcf_client_run(c, &(pcf_cspec){ .script = "clique", .np = 3,
-                                                         .nodes = 2, .cyclic = true });
+    /* 3 ranks dealt over 2 nodes: (vector,(0,2,1)) applied twice.  Always
+     * the strict server: the hydra-4.1 persona writes MPICH 4.1's form
+     * (vector,(0,2,1),0), with nothing to wrap and a bare node id that only
+     * JOBATTR-7 (a SHOULD) asks a client to read, and a client that cannot
+     * read it was charged a FAIL here, quoting a mapping it never got. */
+    const pcf_crun *r = pcf_client_run(c, &(pcf_cspec){ .persona = "strict", .script = "clique",
+                                                         .np = 3, .nodes = 2, .cyclic = true });
     if (!r || pcf_clacks(c, r, "PMI_Get_clique_size"))
         return;
     for (int k = 0; k < r->np; k++) {
@@ -510,6 +562,85 @@ static void run_clique_wrapped(pcf_ctx *c)
         }
     }
     pcf_observe(c, "ok", "cliques {0,2} and {1} from a mapping applied twice");
+}
+
+/* ---------------------------------------------------------------- LIMIT-10, LIMIT-5, LIMIT-6 */
+
+enum { PAD_PAIRS = 250, PAD_MAX = 66000 };
+
+/* The answer to the program's first kvs-get (np=1: its own key, v0), the
+ * real one (thrid included), with pad[0..n) after its command pair. */
+static const pcf_crun *padded_get(pcf_ctx *c, const char *pad, size_t n)
+{
+    return run1(c, NULL, NULL, 1,
+                (pms_fault){ .kind = PMS_FAULT_PAD, .rank = -1, .cmd = "kvs-get", .nth = 1,
+                             .data = pad, .len = n });
+}
+
+/* PMI2_KVS_Get of v0 through an answer padded as `what` says. */
+static void grade_padded(pcf_ctx *c, const pcf_crun *r, const char *what)
+{
+    long rc;
+    char got[120] = "";
+    if (!r || rc_of(c, r, 0, "PMI2_KVS_Get", &rc))
+        return;
+    if (rc == 0 && pcf_chex_is(r, 0, "PMI2_KVS_Get", "v0")) {
+        pcf_observe(c, "ok", "PMI2_KVS_Get returned v0 from %s", what);
+        return;
+    }
+    pcf_cfield(r, 0, "PMI2_KVS_Get", "x", got, sizeof got);
+    pcf_observe(c, "refused", "PMI2_KVS_Get rc=%ld%s%s%s from %s, which carried found=TRUE and "
+                "value=v0", rc, got[0] ? " value(hex) " : "", got, rc == 0 ? "" : " (failed)",
+                what);
+}
+
+static void run_pairs_256(pcf_ctx *c)
+{
+    /* 250 unknown pairs between cmd and rc, found, value: at most 256 in all */
+    static char pad[PAD_PAIRS * 24];
+    size_t n = 0;
+    for (int i = 0; i < PAD_PAIRS; i++)
+        n += (size_t)snprintf(pad + n, sizeof pad - n, "pcf-pad%d=%d;", i, i);
+    char what[120];
+    snprintf(what, sizeof what, "a kvs-get-response of at most 256 pairs (%d unknown ones "
+             "before rc, found and value)", PAD_PAIRS);
+    grade_padded(c, padded_get(c, pad, n), what);
+}
+
+/* Unknown pairs (values under 1000 bytes, LIMIT-2's sizes: a frame's size
+ * is graded, not a value's) that bring the answer's body to about `body`
+ * bytes. */
+static void run_frame_of(pcf_ctx *c, size_t body)
+{
+    static char pad[PAD_MAX];
+    /* the real answer is 46 to 80 bytes (cmd, thrid, rc, found, value=v0) */
+    size_t n = body - 80, k = 0;
+    int i = 0;
+    if (n > sizeof pad)
+        n = sizeof pad;
+    while (k < n) {
+        size_t left = n - k, len = left > 1000 ? 1000 : left;
+        if (left > len && left - len < 32)
+            len = left - 32; /* the last pair has room for its key */
+        int h = snprintf(pad + k, sizeof pad - k, "pcf-pad%d=", i++);
+        memset(pad + k + h, 'x', len - (size_t)h - 1);
+        pad[k + len - 1] = ';';
+        k += len;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "a kvs-get-response frame of %zu to %zu bytes (%d unknown pairs "
+             "of at most 1000 bytes)", n + 46, n + 80, i);
+    grade_padded(c, padded_get(c, pad, n), what);
+}
+
+static void run_frame_4096(pcf_ctx *c)
+{
+    run_frame_of(c, 4096);
+}
+
+static void run_frame_65530(pcf_ctx *c)
+{
+    run_frame_of(c, 65530);
 }
 
 /* ---------------------------------------------------------------- ERR-20 */
@@ -591,7 +722,7 @@ static const pcf_ccase cases[] = {
          "cmd=universe_sizeX before the answer to get_universe_size",
          "universe_sizeX is not taken for universe_size", run_name_prefix, NOREQ),
     CASE("client/pmi1/stray-line", "ERR-19", V1D,
-         "a second universe_size answer, read during the next call",
+         "a second universe_size answer, read during the next call (strict server)",
          "every later call gets its own answer (the one that read the stray may fail)",
          run_resync, HANG, NOREQ),
     CASE("client/fault/response-name-prefix", "ERR-14", V2D,
@@ -622,8 +753,21 @@ static const pcf_ccase cases[] = {
          "info-getnodeattr-response rc=1 without found (Hydra 4.1's form), from a server "
          "otherwise strict", "read as not available; the program goes on", run_nodeattr_rc1),
     CASE("client/pmi1/clique-wrapped", "JOBATTR-11", V1D,
-         "3 ranks on 2 nodes: PMI_process_mapping (vector,(0,2,1))",
+         "3 ranks on 2 nodes: PMI_process_mapping (vector,(0,2,1)) (strict server)",
          "clique {0,2} on node 0, {1} on node 1", run_clique_wrapped),
+    CASE("client/limits/pairs-256", "LIMIT-10", V2D,
+         "kvs-get-response with 250 unknown pairs before rc, found and value",
+         "PMI2_KVS_Get returns the value (v0)", run_pairs_256, HANG,
+         { "refused", PCF_FAIL, NULL, "the answer's value did not reach the caller" }),
+    CASE("client/limits/frame-4096", "LIMIT-5", V2D,
+         "kvs-get-response frame of up to 4096 bytes (unknown pairs pad it)",
+         "PMI2_KVS_Get returns the value (v0)", run_frame_4096, HANG,
+         { "refused", PCF_FAIL, NULL, "the answer's value did not reach the caller" }),
+    CASE("client/limits/frame-65530", "LIMIT-6", V2D,
+         "kvs-get-response frame of up to 65530 bytes (unknown pairs pad it)",
+         "PMI2_KVS_Get returns the value (v0)", run_frame_65530, HANG,
+         { "refused", PCF_NON_STRICT, NULL, "a frame within 65530 bytes was not read (LIMIT-6 "
+           "is a SHOULD)" }),
     CASE("client/fault/write-after-close", "ERR-20", ANY,
          "the first request after init answered, then the connection closed",
          "the next call fails; the process is not killed (SIGPIPE)", run_closed_write, HANG,

@@ -1570,6 +1570,9 @@ static void spec_text(const pcf_crun *r, char *b, size_t n)
         if (k < n && f->kind == PMS_FAULT_UNSOLICITED)
             k += (size_t)snprintf(b + k, n - k, " (%zu bytes %s the response)", f->len,
                                   f->after ? "after" : "before");
+        if (k < n && f->kind == PMS_FAULT_PAD)
+            k += (size_t)snprintf(b + k, n - k, " (%zu bytes of pairs after its cmd pair)",
+                                  f->len);
         if (k < n && f->kind == PMS_FAULT_DROP && f->after)
             k += (size_t)snprintf(b + k, n - k, " (after the response)");
     }

@@ -253,6 +253,9 @@ int pcf_exit_code(const pcf_results *rs, const pcf_opts *o);
 const char *pcf_run_unusable(const pcf_results *rs, char *buf, size_t n);
 /* src on one line (a launcher's quoted lines joined by spaces), cut to n. */
 void pcf_one_line(char *dst, size_t n, const char *src);
+/* Before a run: create --json DIR (with parents) and check that every
+ * report file's directory is writable; -1 (said on stderr) when not. */
+int pcf_report_paths_check(const pcf_opts *o);
 /* The report files only (JUnit, JSON, HTML), e.g. provisionally. */
 void pcf_report_files(pcf_results *rs, const pcf_opts *o);
 /* Console mode only: print the results not printed yet (grouped by section),

@@ -81,6 +81,7 @@ static void usage(FILE *f)
           "      --junit FILE        JUnit XML report\n"
           "      --tap               TAP on standard output instead of the console report\n"
           "      --json DIR          DIR/index.json, one JSON and one trace per case\n"
+          "                          (DIR made with its parents before the run)\n"
           "      --html FILE         one self-contained HTML page\n"
           "      --list              list the selected cases and exit\n"
           "  -q, --quiet             print only the summary line (and the deviations\n"
@@ -378,6 +379,8 @@ int main(int argc, char **argv)
     /* a progress line only on a terminal, and never from the ranks of a child launch */
     o.progress = !o.child && !o.tap && isatty(2);
     o.progress_plain = !o.child && !o.tap && !o.quiet && !o.progress;
+    if (!o.child && pcf_report_paths_check(&o) != 0)
+        return PCF_EXIT_USAGE;
     if (strcmp(mode, "client") == 0) {
         if (!np_given_flag)
             o.np = 2;

@@ -122,3 +122,12 @@ pmc_add_test(NAME conformance.client.api-mismatch
     COMMAND sh -c "\"$1\" client -v --timeout 10 client/pmi1/get client/pmi1/kvsname -- sh -c '\"$0\" | sed s/api=pmi1/api=pmi2/' \"$2\" > \"$3\" 2>&1; grep -Eq '^ *SKIPPED +client/pmi1/get .*PMI-2 API driver' \"$3\" && grep -Eq '^ *PASS +client/pmi1/kvsname ' \"$3\""
         sh $<TARGET_FILE:pmi2-conform> $<TARGET_FILE:pmi1-driver> "${CMAKE_CURRENT_BINARY_DIR}/api-mismatch.out"
     LABELS integration TIMEOUT 60)
+
+# Report paths are checked before the run: --json DIR is made with its
+# parents, and a report file in a missing directory is a usage error (2)
+# that names the reason, before any case runs (it used to be found after
+# the run: "cannot write", no reason, the run thrown away).
+pmc_add_test(NAME conformance.client.report-paths
+    COMMAND sh -c "rm -rf \"$3\" && \"$1\" client -q --json \"$3/a/b/json\" --html \"$3/a/b/r.html\" client/finalize -- \"$2\" >/dev/null && test -f \"$3/a/b/json/index.json\" && test -f \"$3/a/b/r.html\" || exit 1; \"$1\" client --html \"$3/none/r.html\" client/finalize -- \"$2\" > \"$3/out\" 2>&1; st=$?; test $st -eq 2 && grep -q 'cannot write in .*/none: No such file or directory' \"$3/out\" && ! grep -q 'tests,' \"$3/out\" || { cat \"$3/out\"; exit 1; }"
+        sh $<TARGET_FILE:pmi2-conform> $<TARGET_FILE:pmi2-driver> "${CMAKE_CURRENT_BINARY_DIR}/report-paths"
+    LABELS integration TIMEOUT 60)

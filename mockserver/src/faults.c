@@ -57,17 +57,17 @@ struct pms_fconn {
 static const char *const kind_names[] = {
     [PMS_FAULT_DELAY] = "delay",   [PMS_FAULT_SPLIT] = "split", [PMS_FAULT_UNSOLICITED] = "unsolicited",
     [PMS_FAULT_ERROR] = "error",   [PMS_FAULT_REORDER] = "reorder", [PMS_FAULT_DROP] = "drop",
-    [PMS_FAULT_KILL] = "kill",     [PMS_FAULT_FAIL_FENCE] = "fail-fence",
+    [PMS_FAULT_KILL] = "kill",     [PMS_FAULT_FAIL_FENCE] = "fail-fence", [PMS_FAULT_PAD] = "pad",
 };
 
 const char *pms_fault_kind_name(pms_fault_kind k)
 {
-    return k >= PMS_FAULT_DELAY && k <= PMS_FAULT_FAIL_FENCE ? kind_names[k] : "?";
+    return k >= PMS_FAULT_DELAY && k <= PMS_FAULT_PAD ? kind_names[k] : "?";
 }
 
 int pms_fault_kind_parse(const char *name)
 {
-    for (int k = PMS_FAULT_DELAY; k <= PMS_FAULT_FAIL_FENCE; k++)
+    for (int k = PMS_FAULT_DELAY; k <= PMS_FAULT_PAD; k++)
         if (strcmp(kind_names[k], name) == 0)
             return k;
     return -1;
@@ -109,7 +109,7 @@ void pms_set_killer(pms_server *s, pms_kill_cb cb, void *ctx)
 int pms_fault_add(pms_server *s, const pms_fault *f)
 {
     struct pms_faults *F = faults(s);
-    if (!F || !f || f->kind < PMS_FAULT_DELAY || f->kind > PMS_FAULT_FAIL_FENCE || f->nth < 0 ||
+    if (!F || !f || f->kind < PMS_FAULT_DELAY || f->kind > PMS_FAULT_PAD || f->nth < 0 ||
         f->delay_ms < 0)
         return -1;
     if (F->n == F->cap) {
@@ -402,6 +402,28 @@ static fx_arm *take_arm(struct pms_fconn *X)
     return NULL;
 }
 
+/* PAD: the frame p[0..n) with pairs d[0..dl) after its command pair, in a
+ * new buffer (*nn its length); NULL when it is no PMI-2 frame or would not fit. */
+static char *pad_frame(const char *p, size_t n, const char *d, size_t dl, size_t *nn)
+{
+    if (n < 6 + 4 || memcmp(p + 6, "cmd=", 4) != 0)
+        return NULL;
+    const char *semi = memchr(p + 6, ';', n - 6);
+    size_t body = n - 6 + dl;
+    if (!semi || body > 999999)
+        return NULL;
+    char *b = malloc(n + dl + 1);
+    if (!b)
+        return NULL;
+    size_t head = (size_t)(semi + 1 - p); /* length field and command pair */
+    snprintf(b, 7, "%6zu", body);
+    memcpy(b + 6, p + 6, head - 6);
+    memcpy(b + head, d, dl);
+    memcpy(b + head + dl, semi + 1, n - head);
+    *nn = n + dl;
+    return b;
+}
+
 bool pms_fault_outgoing(pms_peer *c, pmc_out *o, size_t before)
 {
     struct pms_fconn *X = c->fx;
@@ -418,6 +440,9 @@ bool pms_fault_outgoing(pms_peer *c, pmc_out *o, size_t before)
     fx_chunk *k = NULL, *k2 = NULL, *u = NULL;
     const pms_fault *f = a ? &c->srv->faults->f[a->fault].f : NULL;
     int kind = f ? (int)f->kind : 0;
+    char *padded = NULL;
+    if (kind == PMS_FAULT_PAD && f->len && (padded = pad_frame(p, n, f->data, f->len, &n)))
+        p = padded;
     if (kind == PMS_FAULT_SPLIT) {
         size_t off = f->offset < n ? f->offset : n;
         k = chunk(p, off, 0);
@@ -427,6 +452,7 @@ bool pms_fault_outgoing(pms_peer *c, pmc_out *o, size_t before)
     }
     if (kind == PMS_FAULT_UNSOLICITED && f->len)
         u = chunk(f->data, f->len, 0);
+    free(padded);
     o->len = before; /* the bytes now live in the queue */
     if (a) {
         free(a->thrid);

@@ -194,6 +194,11 @@ void pms_set_observer(pms_server *s, const pms_observer *o); /* NULL: none */
  *                close the connection.
  *   FAIL_FENCE   ERROR on kvs-fence (PMI-2) or barrier_in (PMI-1) when cmd
  *                is NULL; rc 1 and "fence failed" by default.
+ *   PAD          PMI-2 responses only: data[0..len) (whole pairs, each
+ *                "key=value;") written into the response right after its
+ *                command pair, the length field rewritten: a response of
+ *                many pairs, or a large frame, that is otherwise the real one
+ *                (thrid included).  A PMI-1 response is left alone.
  *
  * While a connection has delayed output, later responses queue behind it, so
  * bytes of two messages never interleave.  Responses already in the socket
@@ -207,6 +212,7 @@ typedef enum pms_fault_kind {
     PMS_FAULT_DROP,
     PMS_FAULT_KILL,
     PMS_FAULT_FAIL_FENCE,
+    PMS_FAULT_PAD,
 } pms_fault_kind;
 
 typedef struct pms_fault {
@@ -218,7 +224,7 @@ typedef struct pms_fault {
     size_t offset;        /* SPLIT: bytes written before the gap (clamped to the message) */
     int rc;               /* ERROR, FAIL_FENCE */
     const char *errmsg;   /* ERROR, FAIL_FENCE; NULL: "injected error" / "fence failed" */
-    const void *data;     /* UNSOLICITED: the bytes */
+    const void *data;     /* UNSOLICITED: the bytes; PAD: the pairs */
     size_t len;
     bool after;           /* UNSOLICITED: after the response; DROP: close after it */
     int signo;            /* KILL */
