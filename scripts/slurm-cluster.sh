@@ -74,11 +74,10 @@ NodeName=$host NodeAddr=127.0.0.1 $(slurm_node_hw)
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 CONF
     cgroup_conf
-
-    auth_up
-
     export SLURM_CONF="$dir/slurm.conf"
     slurm_client_check
+
+    auth_up
     start_bg slurmctld "$dir/slurmctld.out" slurmctld -D -c -i -f "$dir/slurm.conf"
     for i in $(seq 100); do sinfo -h >/dev/null 2>&1 && break; alive slurmctld || break; sleep 0.1; done
     alive slurmctld || daemon_failed "slurmctld did not start" "$dir/slurmctld.log" "$dir/slurmctld.out"
