@@ -89,7 +89,7 @@ cmd_up() {
     dir=$(cd "$dir" && pwd)
     if alive slurmctld || alive munged; then
         say "already running in $dir"
-        echo "export SLURM_CONF=$dir/slurm.conf"
+        exports
         return 0
     fi
     local i n names=""
@@ -153,7 +153,7 @@ cmd_up() {
         sleep 1
     done
     say "up in $dir (Slurm $slurm_version; nodes$names; slurmctld port $cport; /tmp private per node)"
-    echo "export SLURM_CONF=$dir/slurm.conf"
+    exports
 }
 
 kill_node() { # NAME: every process in its namespaces but the holder, then the holder

@@ -25,7 +25,8 @@ usage: scripts/slurm-cluster.sh up|down|status|reset DIR
               munged (as the munge user, its own socket), slurmctld, slurmd.
               Waits until the node is idle and prints the line
                 export SLURM_CONF=DIR/slurm.conf
-              to put srun/squeue/scancel on it.
+              to put srun/squeue/scancel on it (and, with SLURM_PREFIX,
+              the line that puts its bin and sbin first in PATH).
   down DIR    Cancel every job, then end the daemons it started (TERM, then
               KILL after 2 s), by the PIDs recorded in DIR, and every step
               left over (found by what it holds in DIR/spool) with its tasks.
@@ -54,7 +55,7 @@ cmd_up() {
     dir=$(cd "$dir" && pwd)
     if alive slurmctld || alive slurmd || alive munged; then
         say "already running in $dir"
-        echo "export SLURM_CONF=$dir/slurm.conf"
+        exports
         return 0
     fi
     auth_setup
@@ -98,7 +99,7 @@ CONF
         sleep 1
     done
     say "up in $dir (Slurm $slurm_version, node $host; slurmctld port $cport, slurmd port $dport)"
-    echo "export SLURM_CONF=$dir/slurm.conf"
+    exports
 }
 
 cmd_down() {

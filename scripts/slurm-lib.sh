@@ -11,6 +11,7 @@
 # release's there).
 slurm_path() {
     local p
+    slurm_prefix_given=${SLURM_PREFIX:-}
     if [ -z "${SLURM_PREFIX:-}" ] && p=$(command -v srun 2>/dev/null); then
         p=$(dirname "$(dirname "$(readlink -f "$p")")")
         [ -x "$p/sbin/slurmd" ] && SLURM_PREFIX=$p
@@ -25,6 +26,11 @@ slurm_path() {
     export PATH
 }
 slurm_path
+
+exports() { # what `up` prints for eval: SLURM_CONF, and a prefix given first in PATH
+    echo "export SLURM_CONF=$dir/slurm.conf"
+    [ -z "$slurm_prefix_given" ] || echo "export PATH=\"$slurm_prefix_given/bin:$slurm_prefix_given/sbin:\$PATH\""
+}
 
 free_port() {
     # a port no socket uses, below the kernel's ephemeral range (32768 and up:
@@ -140,6 +146,9 @@ slurm_check() { # every program and plugin the cluster needs, each missing one n
     missing=""
     for p in $need; do has_plugin "$p" || missing="$missing ${p/_//}"; done
     [ -z "$missing" ] || die "Slurm $slurm_version lacks plugins in $plugindir:$missing (build and install them: make install in the source tree's src/plugins)"
+    # (certgen/script's scripts run openssl when a certificate is asked for)
+    [ "$slurm_rel" -lt 2505 ] || command -v openssl >/dev/null 2>&1 ||
+        say "warning: no openssl in PATH: Slurm $slurm_version's certgen/script runs it to make a self-signed certificate"
 }
 
 slurm_node_hw() { # the machine's cores and sockets as a node line says them (after NodeName)
