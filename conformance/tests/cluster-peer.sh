@@ -25,6 +25,8 @@ server=$1 mode=$2 conform=$3 cluster=$4 work=$5
 shift 5
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# a Slurm built from source (SLURM_PREFIX), as scripts/slurm-lib.sh takes it
+[ -z "${SLURM_PREFIX:-}" ] || PATH=$SLURM_PREFIX/bin:$SLURM_PREFIX/sbin:$PATH
 export SLURM_CONF="$cluster/slurm.conf" PCF_CLUSTER="$cluster"
 export SLURM_OVERCOMMIT=1 # more ranks than the machine has cores
 [ $# -gt 0 ] || set -- '*'

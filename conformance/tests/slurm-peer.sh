@@ -20,6 +20,8 @@ set -u
 mode=$1 conform=$2 clusters=$3 work=$4 baseline=${5:-}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+# a Slurm built from source (SLURM_PREFIX), as scripts/slurm-lib.sh takes it
+[ -z "${SLURM_PREFIX:-}" ] || PATH=$SLURM_PREFIX/bin:$SLURM_PREFIX/sbin:$PATH
 slots=0
 [ "$mode" = launch ] && slots="0 1 2"
 export SLURM_CONF="$clusters/c0/slurm.conf"
