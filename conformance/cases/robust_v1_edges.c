@@ -231,7 +231,7 @@ static const pcf_case cases[] = {
       .expected = "the other ranks are still served (the server may stop reading the client, "
                   "or close it)",
       .steps = "In a PMI-1 launch, a victim rank (the case may end the job) puts a 900-byte "
-               "value, then sends 1500 gets of it in one write (about 80 KB) and reads none of "
+               "value, then sends 1500 gets of it in one write (80 to 90 KB) and reads none of "
                "the answers (about 1.4 MB): its socket fills, and the server cannot write "
                "to it.\n"
                "The victim does not read its connection again; it waits until answers are "
