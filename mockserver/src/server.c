@@ -158,10 +158,10 @@ void pms_server_free(pms_server *s)
     /* shutting down: nobody is answered that a participant ended */
     pms_groups_free(s->groups);
     s->groups = NULL;
-    for (pms_peer *p = s->peers; p; p = p->next)
-        if (!p->dead) {
-            p->finalized = true; /* shutting down: not a rank failure */
-            pms_port_close(p, "server shutting down");
+    for (pms_port *q = s->ports; q; q = q->next)
+        if (!q->dead) {
+            q->finalized = true; /* shutting down: not a rank failure */
+            pms_port_close(q, "server shutting down");
         }
     sweep(s);
     if (s->persona->mutant)
