@@ -2,8 +2,6 @@
  * malformed one with a specific error, hand the rest to the handlers. */
 #include "internal.h"
 #include "mutant.h"
-#include "mutants_v1_robust.h"
-#include "mutants_v2.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +200,7 @@ void pms_dispatch(pms_peer *c, const pmc_msg *msg)
     pmc_vreport rep;
     bool valid = true;
     missing_action mk = MK_NONE;
+    const pms_mutant_filters *mf = pms_filters(c);
     if (c->port.job && c->port.job->wedged)
         ; /* persona job_wide_failures: nothing of this job is served any more */
     else if (m->wire == PMC_WIRE_V1 && (m->notes & PMC_NOTE_V1_SPACES) &&
@@ -217,10 +216,8 @@ void pms_dispatch(pms_peer *c, const pmc_msg *msg)
         abort(); /* ERR-1 broken (mutants_v1.c): a fixed pair table overrun kills the server */
     else if (c->port.finalized && c->port.srv->cfg.finalize_linger)
         pms_fault_observe(c, m); /* after finalize: recorded, never answered */
-    else if (pms_mutant_v2_request(c, &m))
-        ; /* --mutant: answered by the mutant (mutants_v2.c) */
-    else if (pms_mutant_v1r_request(c, m))
-        ; /* --mutant: served by a PMI-1 robustness mutant (mutants_v1_robust.c) */
+    else if (mf && mf->request && mf->request(c, &m))
+        ; /* --mutant: answered, dropped or served rewritten by the mutant's filter */
     else if (pms_fault_request(c, m))
         ; /* observed; a fault answered it instead (faults.c) */
     else if (m->wire == PMC_WIRE_V2 && c->port.srv->persona->v2_refused)
@@ -243,8 +240,8 @@ void pms_dispatch(pms_peer *c, const pmc_msg *msg)
     /* the launcher tells PMI programs from plain ones by this */
     if (c->port.job && c->port.rank >= 0)
         c->port.job->ranks[c->port.rank].spoke = true;
-    pms_mutant_v2_after(c, m);
-    pms_mutant_v1r_after(c, m);
+    if (mf && mf->after)
+        mf->after(c, m);
     free(owned);
     free(owned_joined);
 }

@@ -406,6 +406,36 @@ bool pms_job_may_read(const pms_job *j, const pms_job *o);
 /* PMI_dead_processes: failed ranks as "1,3-5" (empty: none) */
 void pms_dead_processes(const pms_job *j, char *buf, size_t n);
 
+/* A behaviour mutant that acts on whole messages, not inside one handler,
+ * is a set of filters at the places a fault filters too: a request before
+ * it is routed and after it was handled, a reply on its way down, a
+ * decoding error, a read, the end of the stream, an error answer; and the
+ * connection flags it sets.  The registry (mutant.c) puts a mutant's set
+ * in its persona (persona->filters); dispatch.c and peer.c run whatever
+ * set the persona carries and name no mutant.  Any member may be NULL. */
+typedef struct pms_mutant_filters {
+    /* before routing: *m may be replaced by a rewritten copy (valid until
+     * the next call); true when the mutant dealt with the request */
+    bool (*request)(pms_peer *c, const pmc_msg **m);
+    void (*after)(pms_peer *c, const pmc_msg *m);       /* after it was handled */
+    void (*reply)(pms_peer *c, pmc_out *o, size_t before); /* may rewrite o[before..] */
+    bool (*decode_error)(pms_peer *c, const pmc_error *e); /* true: dealt with */
+    /* after each read of n bytes (before: bytes pending): true gives the
+     * connection up for a bad frame */
+    bool (*read)(pms_peer *c, const char *p, size_t n, size_t before);
+    const char *(*eof_tail)(const pms_peer *c); /* bytes that complete a cut message */
+    void (*error_sent)(pms_peer *c, pmc_wire wire);     /* an error answer went out */
+    bool (*write_blocks)(const pms_peer *c);  /* answers go out with blocking writes */
+    bool (*holds)(const pms_peer *c);         /* a partial line holds the node */
+    void (*release)(void);  /* the server ends: free this thread's buffers */
+} pms_mutant_filters;
+
+/* the filters of the persona c runs as, NULL: none */
+static inline const pms_mutant_filters *pms_filters(const pms_peer *c)
+{
+    return c->port.srv->persona->filters;
+}
+
 /* observation and fault injection (faults.c); cheap no-ops when unused */
 bool pms_fault_request(pms_peer *c, const pmc_msg *m); /* true: a fault answered it */
 /* Hand the request to the observer only (no fault, no answer). */

@@ -155,7 +155,7 @@ static bool echo_raw_name(pms_peer *c, pmc_slice cmd)
     return ok;
 }
 
-bool pms_mutant_v1r_request(pms_peer *c, const pmc_msg *m)
+static bool v1r_request(pms_peer *c, const pmc_msg *m)
 {
     if (!c->port.srv->persona->mutant || m->wire == PMC_WIRE_V2)
         return false;
@@ -223,13 +223,13 @@ bool pms_mutant_v1r_request(pms_peer *c, const pmc_msg *m)
 static _Thread_local pms_peer *err_conn, *read_conn;
 static _Thread_local int served_in_read;
 
-void pms_mutant_v1r_error_sent(pms_peer *c, pmc_wire wire)
+static void v1r_error_sent(pms_peer *c, pmc_wire wire)
 {
     if (wire != PMC_WIRE_V2 && MUT(c, "v1-error-drops-rest"))
         err_conn = c;
 }
 
-void pms_mutant_v1r_after(pms_peer *c, const pmc_msg *m)
+static void v1r_after(pms_peer *c, const pmc_msg *m)
 {
     if (!c->port.srv->persona->mutant || c->port.dead)
         return;
@@ -242,7 +242,7 @@ void pms_mutant_v1r_after(pms_peer *c, const pmc_msg *m)
         pms_port_drop_input(&c->port); /* CONN-1 broken: the rest of the read is lost */
 }
 
-bool pms_mutant_v1r_read(pms_peer *c, const char *p, size_t n, size_t before)
+static bool v1r_read(pms_peer *c, const char *p, size_t n, size_t before)
 {
     if (!c->port.srv->persona->mutant)
         return false;
@@ -252,12 +252,12 @@ bool pms_mutant_v1r_read(pms_peer *c, const char *p, size_t n, size_t before)
            memcmp(p, "cmd=", n) == 0;
 }
 
-bool pms_mutant_v1r_holds(const pms_peer *c)
+static bool v1r_holds(const pms_peer *c)
 {
     return MUT(c, "v1-partial-line-holds") && c->version == 1;
 }
 
-const char *pms_mutant_v1r_eof_tail(const pms_peer *c)
+static const char *v1r_eof_tail(const pms_peer *c)
 {
     if (MUT(c, "v1-eof-runs-line"))
         return "\n";
@@ -266,12 +266,12 @@ const char *pms_mutant_v1r_eof_tail(const pms_peer *c)
     return NULL;
 }
 
-bool pms_mutant_v1r_write_blocks(const pms_peer *c)
+static bool v1r_write_blocks(const pms_peer *c)
 {
     return MUT(c, "v1-blocking-write");
 }
 
-bool pms_mutant_v1r_decode_error(pms_peer *c, const pmc_error *e)
+static bool v1r_decode_error(pms_peer *c, const pmc_error *e)
 {
     if (!c->port.srv->persona->mutant)
         return false;
@@ -310,3 +310,20 @@ bool pms_mutant_v1r_decode_error(pms_peer *c, const pmc_error *e)
         return true;
     return MUT(c, "v1-empty-key-skipped") && pms_v1_skip_empty_key(c, e);
 }
+
+/* the request filter's form: this family never rewrites *m */
+static bool v1r_request_filter(pms_peer *c, const pmc_msg **m)
+{
+    return v1r_request(c, *m);
+}
+
+const pms_mutant_filters pms_mutant_v1r_filters = {
+    .request = v1r_request_filter,
+    .after = v1r_after,
+    .decode_error = v1r_decode_error,
+    .read = v1r_read,
+    .eof_tail = v1r_eof_tail,
+    .error_sent = v1r_error_sent,
+    .write_blocks = v1r_write_blocks,
+    .holds = v1r_holds,
+};

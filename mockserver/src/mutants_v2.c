@@ -1,9 +1,9 @@
 /* Behaviour mutants (v2): the strict persona with one PMI-2, framing or
  * generic clause broken.  Most are switched on inside a handler with
  * PMS_MUTANT(persona, name) (v2_cmds.c, job.c, kvsall.c, spawn.c); those
- * that act on whole messages live here, behind the hooks of mutants_v2.h:
- * the bytes of a reply (rewritten from its decoded pairs), a request before
- * it is routed, and a decoding error. */
+ * that act on whole messages live here, as the filters of mutants_v2.h
+ * that their persona carries: the bytes of a reply (rewritten from its
+ * decoded pairs), a request before it is routed, and a decoding error. */
 #include "mutant.h"
 #include "mutants_v2.h"
 
@@ -297,7 +297,7 @@ static void v1_as_frame(pms_peer *c, pmc_out *o, size_t before)
     pmc_out_append(o, frame.buf, frame.len);
 }
 
-void pms_mutant_v2_reply(pms_peer *c, pmc_out *o, size_t before)
+static void v2_reply(pms_peer *c, pmc_out *o, size_t before)
 {
     const char *mu = c->port.srv->persona->mutant;
     if (!mu || !one_of(mu, reply_mutants) || o->len <= before)
@@ -463,7 +463,7 @@ static void refuse(pms_peer *c, const pmc_msg *m, int rc, const char *why)
     pms_reply_error(&c->port, m->wire, m->name, m->thrid, rc, "%s", why);
 }
 
-bool pms_mutant_v2_request(pms_peer *c, const pmc_msg **mp)
+static bool v2_request(pms_peer *c, const pmc_msg **mp)
 {
     const char *mu = c->port.srv->persona->mutant;
     const pmc_msg *m = *mp;
@@ -571,7 +571,7 @@ bool pms_mutant_v2_request(pms_peer *c, const pmc_msg **mp)
     return false;
 }
 
-void pms_mutant_v2_after(pms_peer *c, const pmc_msg *m)
+static void v2_after(pms_peer *c, const pmc_msg *m)
 {
     if (is(c, "coalesced-rest-dropped") && m->wire == PMC_WIRE_V2 && !c->port.dead &&
         pms_port_pending_input(&c->port) > 0)
@@ -605,7 +605,7 @@ static bool acted_on(pms_peer *c, const pmc_error *e)
     return true;
 }
 
-bool pms_mutant_v2_decode_error(pms_peer *c, const pmc_error *e)
+static bool v2_decode_error(pms_peer *c, const pmc_error *e)
 {
     if (!c->port.srv->persona->mutant)
         return false;
@@ -673,7 +673,7 @@ bool pms_mutant_v2_decode_error(pms_peer *c, const pmc_error *e)
     }
 }
 
-void pms_mutant_v2_release(void)
+static void v2_release(void)
 {
     free(arena);
     arena = NULL;
@@ -691,3 +691,11 @@ void pms_mutant_v2_release(void)
     rvcap = 0;
     memset(&rcopy, 0, sizeof rcopy);
 }
+
+const pms_mutant_filters pms_mutant_v2_filters = {
+    .request = v2_request,
+    .after = v2_after,
+    .reply = v2_reply,
+    .decode_error = v2_decode_error,
+    .release = v2_release,
+};

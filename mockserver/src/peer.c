@@ -6,8 +6,6 @@
  * reply passes on its way down.  The handlers and the job state see the
  * peer and its port only. */
 #include "internal.h"
-#include "mutants_v1_robust.h"
-#include "mutants_v2.h"
 #include "v1_lenient.h"
 
 #include <stdlib.h>
@@ -33,9 +31,10 @@ static void sync_conn(pms_peer *p)
         return; /* both follow from the persona and the PMI version alone */
     pms_conn *c = conn_of(p);
     const pms_persona *pe = p->port.srv->persona;
-    c->hol = pe->hol_blocking || pms_mutant_v1r_holds(p);
+    const pms_mutant_filters *mf = pms_filters(p);
+    c->hol = pe->hol_blocking || (mf && mf->holds && mf->holds(p));
     c->line_reads = pe->v1_one_read && p->version == 1;
-    c->write_blocks = pe->blocking_writes || pms_mutant_v1r_write_blocks(p);
+    c->write_blocks = pe->blocking_writes || (mf && mf->write_blocks && mf->write_blocks(p));
     p->synced_version = p->version + 1;
 }
 
@@ -53,7 +52,9 @@ static pmc_out *port_out(pms_port *p)
 
 static void port_send(pms_port *p, pmc_out *o, size_t before)
 {
-    pms_mutant_v2_reply(pms_peer_of(p), o, before); /* --mutant: rewritten, held or added to */
+    const pms_mutant_filters *mf = pms_filters(pms_peer_of(p));
+    if (mf && mf->reply)
+        mf->reply(pms_peer_of(p), o, before); /* --mutant: rewritten, held or added to */
     if (pms_fault_outgoing(pms_peer_of(p), o, before)) /* delayed, split or held (faults.c) */
         return;
     pms_conn_flush(port_conn(p));
@@ -104,7 +105,9 @@ static void port_fatal(pms_port *p, const char *why)
 
 static void port_error_sent(pms_port *p, pmc_wire w)
 {
-    pms_mutant_v1r_error_sent(pms_peer_of(p), w);
+    const pms_mutant_filters *mf = pms_filters(pms_peer_of(p));
+    if (mf && mf->error_sent)
+        mf->error_sent(pms_peer_of(p), w);
 }
 
 static const pms_port_ops conn_port = {
@@ -183,8 +186,9 @@ static void decode_error(pms_peer *c, const pmc_error *e)
     char b[320];
     pmc_error_format(e, b, sizeof b);
     pms_observe_decode_error(c, e);
-    if (pms_mutant_v2_decode_error(c, e) || pms_mutant_v1r_decode_error(c, e))
-        return;
+    const pms_mutant_filters *mf = pms_filters(c);
+    if (mf && mf->decode_error && mf->decode_error(c, e))
+        return; /* --mutant: dealt with by the mutant's filter */
     /* C string readers of PMI-1 lines (personas v1_cmd_nul_ends, v1_empty_key_skipped) */
     if (e->wire != PMC_WIRE_V2 && ((c->port.srv->persona->v1_cmd_nul_ends && pms_v1_cmd_cut_at_nul(c, e)) ||
                                    (c->port.srv->persona->v1_empty_key_skipped && pms_v1_skip_empty_key(c, e))))
@@ -236,7 +240,9 @@ static void up_eof(void *up)
         pms_port_stop_reading(&p->port, "end of stream (not noticed: the server keeps the connection)");
         return;
     }
-    const char *tail = pms_mutant_v1r_eof_tail(p); /* --mutant: complete what is pending */
+    const pms_mutant_filters *mf = pms_filters(p);
+    /* --mutant: complete what is pending */
+    const char *tail = mf && mf->eof_tail ? mf->eof_tail(p) : NULL;
     if (tail && pmc_decoder_pending(pms_conn_decoder(c)) > 0)
         pms_conn_feed(c, tail, strlen(tail));
     if (c->dead)
@@ -297,7 +303,8 @@ static void up_bytes(void *up, bool from_client, const void *p, size_t n)
 
 static bool up_read_filter(void *up, const void *p, size_t n, size_t pending)
 {
-    return pms_mutant_v1r_read(up, p, n, pending);
+    const pms_mutant_filters *mf = pms_filters(up);
+    return mf && mf->read && mf->read(up, p, n, pending);
 }
 
 static bool up_holding(void *up)

@@ -3,7 +3,6 @@
 #include "internal.h"
 #include "groups.h"
 #include "mutant.h"
-#include "mutants_v2.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -164,8 +163,8 @@ void pms_server_free(pms_server *s)
             pms_port_close(q, "server shutting down");
         }
     sweep(s);
-    if (s->persona->mutant)
-        pms_mutant_v2_release(); /* per-thread buffers: client mode's threads end */
+    if (s->persona->filters && s->persona->filters->release)
+        s->persona->filters->release(); /* per-thread buffers: client mode's threads end */
     for (pms_listener *l = s->listeners, *n; l; l = n) {
         n = l->next;
         close(l->fd);
