@@ -1,7 +1,7 @@
 /* The state layer's side of the groups profile: the one port
- * groups.c answers through (groups.h), over the peers' reply port, and
+ * groups.c answers through (groups.h), over the ranks' reply ports, and
  * the glue the dispatcher, the close path and the loop call.  Only this
- * file knows both a peer and the group state machine. */
+ * file knows both a port and the group state machine. */
 #include "internal.h"
 #include "groups.h"
 

@@ -397,7 +397,7 @@ void pms_protocol_fatal(pms_port *c, const char *why)
     pms_port_close(c, why);
 }
 
-/* The peer closed (or broke) its connection.  Hydra's proxy takes the PMI
+/* The process closed (or broke) its connection.  Hydra's proxy takes the PMI
  * socket of a rank that spoke PMI and has not finalized for the death of
  * the process and SIGKILLs the job: mpiexec's status is 9 (mpich-wire.md
  * §9).  A program that never spoke PMI (a spawned /bin/true) just ends. */

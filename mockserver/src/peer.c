@@ -3,8 +3,8 @@
  * messages, decoding errors, the end of the stream, its close) and passes
  * requests to the dispatcher, and it implements the reply port
  * (pms_port_ops) over the connection, with the fault and mutant filters a
- * reply passes on its way down.  The handlers and the job state see the
- * peer and its port only. */
+ * reply passes on its way down.  The handlers see the peer (its port and
+ * its PMI session), the job state the port alone. */
 #include "internal.h"
 #include "v1_lenient.h"
 

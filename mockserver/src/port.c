@@ -1,7 +1,7 @@
 /* The reply port: how the protocol handlers and the job state answer a
- * peer.  A reply is built with the codec's encoder (pmc_enc_* on the
- * server's builder), encoded here in the persona's dialect, and handed to
- * the peer's port (pms_port_ops), which writes it (peer.c: to its
+ * process (pms_port: its (job, rank) and ops).  A reply is built with the
+ * codec's encoder (pmc_enc_* on the server's builder), encoded here in the
+ * persona's dialect, and handed to the port's ops, which write it (peer.c: to its
  * connection, through the fault and mutant filters) or keeps it (a unit
  * test).  Nothing here knows a connection, and nothing here calls a layer
  * above: what a persona does with a protocol error beyond the answer goes
