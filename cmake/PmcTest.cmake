@@ -53,6 +53,7 @@ set(PMC_TEST_COSTS
     conformance.baseline-deviation 26
     conformance.mock.persona-no-nameserv 25
     conformance.isolation.pmi1 25
+    bench.server.instructions 24
     conformance.hostile.refuse-next 22
     conformance.mock.strict 21
     conformance.mock.persona-pmi1 21

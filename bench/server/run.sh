@@ -23,6 +23,12 @@ options:
   --client PATH        pmi-mockclient (default: next to this build, else PATH)
   --mockserver PATH    pmi-mockserver
   --bare PATH          bench-bare-responder
+  --baseline-mockserver PATH
+                       another pmi-mockserver build (e.g. main's, before a
+                       change): every mockserver run is repeated with it, the
+                       attempts of both alternating, as rows "baseline", and
+                       the mockserver rows get a column "vs base": gets/s
+                       ratio (server CPU per get ratio)
   --hydra PATH         mpiexec.hydra (default: PATH)
   --sizes "N..."       job sizes for the mock server and the baseline (16 64 256)
   --hydra-sizes "N..." job sizes for Hydra (16 64 128; it deadlocks at 240+)
@@ -49,7 +55,7 @@ EOF
 }
 
 here=$(cd "$(dirname "$0")" && pwd)
-client="" mock="" bare="" hydra="" srun="" noslurm=0
+client="" mock="" bare="" hydra="" srun="" noslurm=0 base=""
 sizes="16 64 256" hsizes="16 64 128" protos="2 1"
 rounds=3 rtotal=64000 tmo=120 nohydra=0 noproc=0 check=0 logdir="" repeat=3 last_status="" attempt=1
 
@@ -58,6 +64,7 @@ while [ $# -gt 0 ]; do
     --client) client=$2; shift ;;
     --mockserver) mock=$2; shift ;;
     --bare) bare=$2; shift ;;
+    --baseline-mockserver) base=$2; shift ;;
     --hydra) hydra=$2; shift ;;
     --sizes) sizes=$2; shift ;;
     --hydra-sizes) hsizes=$2; shift ;;
@@ -94,6 +101,9 @@ bare=$(find_prog bench-bare-responder "$bare" "$here/bench-bare-responder")
 for p in client mock bare; do
     if [ -z "${!p}" ]; then echo "run.sh: cannot find the $p program (see --help)" >&2; exit 2; fi
 done
+if [ -n "$base" ] && [ ! -x "$base" ]; then
+    echo "run.sh: --baseline-mockserver $base is not a program" >&2; exit 2
+fi
 if [ $nohydra = 0 ]; then
     hydra=$(find_prog mpiexec.hydra "$hydra")
     [ -z "$hydra" ] && { echo "run.sh: no mpiexec.hydra: Hydra rows skipped" >&2; nohydra=1; }
@@ -145,6 +155,28 @@ settle() { # key
         R[$key]=$med
     fi
     rows+=("$key")
+}
+
+# The mock server's runs, and with --baseline-mockserver the baseline's
+# beside them: attempts alternate (new, base, new, base, ...) so that both
+# see the same machine.  Arguments after the keys: the attempt function and
+# its arguments, with MOCK where the server program goes and NAME where
+# the row's name does.
+measure_mock() { # key base-key function args...
+    local key=$1 bkey=$2 a
+    shift 2
+    local -a new=("${@//MOCK/$mock}") old=("${@//MOCK/$base}")
+    new=("${new[@]//NAME/mockserver}") old=("${old[@]//NAME/baseline}")
+    if [ -z "$base" ]; then measure "$key" "${new[@]}"; return; fi
+    A[$key]="" A[$bkey]=""
+    for attempt in $(seq "$repeat"); do
+        "${new[@]}"
+        [ "$last_status" = TIMEOUT ] && break
+        "${old[@]}"
+        [ "$last_status" = TIMEOUT ] && break
+    done
+    settle "$key"
+    settle "$bkey"
 }
 
 # run an attempt function `repeat` times (stop at a timeout: a hung server
@@ -220,13 +252,13 @@ for N in $all_sizes; do
             measure "bare-epoll/virtual/$N/$P" \
                 virtual_run bare-epoll "$bare -n $N --timeout $tmo" "$N" "$P" "--no-verify"
             echo "  N=$N PMI-$P: mockserver (virtual)" >&2
-            measure "mockserver/virtual/$N/$P" \
-                virtual_run mockserver "$mock -n $N --listen tcp --timeout $tmo" "$N" "$P" ""
+            measure_mock "mockserver/virtual/$N/$P" "baseline/virtual/$N/$P" \
+                virtual_run NAME "MOCK -n $N --listen tcp --timeout $tmo" "$N" "$P" ""
         fi
         if [ $noproc = 0 ] && [ $mock_n = 1 -o $hyd_n = 1 ]; then
             echo "  N=$N PMI-$P: mockserver (process)" >&2
-            measure "mockserver/process/$N/$P" \
-                process_run mockserver "$N" "$P" "$mock" -n "$N" --timeout "$tmo" --
+            measure_mock "mockserver/process/$N/$P" "baseline/process/$N/$P" \
+                process_run NAME "$N" "$P" MOCK -n "$N" --timeout "$tmo" --
         fi
         if [ $noproc = 0 ] && [ $hyd_n = 1 ]; then
             echo "  N=$N PMI-$P: mpiexec.hydra (process)" >&2
@@ -243,16 +275,17 @@ ratio() { # a b -> a/b
     awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == "n/a" || a == "n/a" || b + 0 == 0) print "-"; else printf "%.2fx", a / b }'
 }
 
+bcol=""; [ -n "$base" ] && bcol="vs base (cpu)"
 echo
-printf '%-14s %-8s %5s %6s %9s %10s %10s %10s %10s %9s %15s  %s\n' server mode N proto gets/s \
-    "srv us/get" "cli us/get" "fence p50" "fence p99" "vs hydra" "vs bare (cpu)" status
+printf '%-14s %-8s %5s %6s %9s %10s %10s %10s %10s %9s %15s %15s  %s\n' server mode N proto gets/s \
+    "srv us/get" "cli us/get" "fence p50" "fence p99" "vs hydra" "vs bare (cpu)" "$bcol" status
 failed=0
 for key in "${rows[@]}"; do
     IFS=/ read -r name mode N P <<<"$key"
     gps=$(field "$key" gets_per_s)
     cpu=$(field "$key" server_us_per_get)
     st=$(field "$key" status)
-    vh="" vb=""
+    vh="" vb="" vbase=""
     if [ "$name" = mockserver ] || [ "$name" = srun ] && [ "$mode" = process ]; then
         vh=$(ratio "$gps" "$(field "mpiexec.hydra/process/$N/$P" gets_per_s)")
     fi
@@ -260,8 +293,12 @@ for key in "${rows[@]}"; do
         bk="bare-epoll/virtual/$N/$P"
         vb="$(ratio "$gps" "$(field "$bk" gets_per_s)") ($(ratio "$cpu" "$(field "$bk" server_us_per_get)"))"
     fi
-    printf '%-14s %-8s %5s %6s %9s %10s %10s %10s %10s %9s %15s  %s\n' "$name" "$mode" "$N" "PMI-$P" \
-        "$gps" "$cpu" "$(field "$key" client_us_per_get)" "$(field "$key" fence_p50_us)" "$(field "$key" fence_p99_us)" "$vh" "$vb" "$st"
+    if [ -n "$base" ] && [ "$name" = mockserver ]; then
+        bk="baseline/$mode/$N/$P"
+        vbase="$(ratio "$gps" "$(field "$bk" gets_per_s)") ($(ratio "$cpu" "$(field "$bk" server_us_per_get)"))"
+    fi
+    printf '%-14s %-8s %5s %6s %9s %10s %10s %10s %10s %9s %15s %15s  %s\n' "$name" "$mode" "$N" "PMI-$P" \
+        "$gps" "$cpu" "$(field "$key" client_us_per_get)" "$(field "$key" fence_p50_us)" "$(field "$key" fence_p99_us)" "$vh" "$vb" "$vbase" "$st"
     if [ "$name" != mpiexec.hydra ] && [ "$name" != srun ] && [ "$st" != ok ]; then failed=1; fi
 done
 echo
@@ -269,6 +306,7 @@ echo "gets/s: steady-state random gets; srv us/get: server CPU (all its threads,
 echo "proxy + mpiexec) per get; cli us/get: the load generator's CPU per get (all its ranks);"
 echo "fence in us; vs hydra: gets/s ratio at the same N and protocol; vs bare: gets/s ratio"
 echo "(server CPU per get ratio)."
+[ -n "$base" ] && echo "baseline: $base; vs base: gets/s ratio (server CPU per get ratio) of the same N, mode and protocol"
 # The target is PMI-2's: for PMI-1, Hydra's own rate is within 3x of the bare floor.
 for P in $protos; do
     [ "$P" = 2 ] || continue
@@ -292,7 +330,9 @@ if [ $check = 1 ]; then
     want=0
     for N in $sizes; do for P in $protos; do want=$((want + (noproc ? 2 : 3))); done; done
     have=0
-    for key in "${rows[@]}"; do [ "${key%%/*}" != mpiexec.hydra ] && have=$((have + 1)); done
+    for key in "${rows[@]}"; do
+        case "${key%%/*}" in mpiexec.hydra|baseline) ;; *) have=$((have + 1)) ;; esac
+    done
     if [ $have -ne $want ]; then
         echo "run.sh: $have bare-epoll/mockserver rows, expected $want" >&2
         exit 1

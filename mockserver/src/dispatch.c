@@ -2,8 +2,6 @@
  * malformed one with a specific error, hand the rest to the handlers. */
 #include "internal.h"
 #include "mutant.h"
-#include "mutants_v1_robust.h"
-#include "mutants_v2.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,32 +21,32 @@ static void reject_invalid(pms_peer *c, const pmc_msg *m, const pmc_finding *f)
 {
     pmc_errcode code = f ? f->code : PMC_E_INTERNAL;
     if (code == PMC_E_UNKNOWN_CMD || code == PMC_E_WRONG_DIRECTION) {
-        pms_unknown_command(c, m);
+        pms_unknown_command(&c->port, m);
         return;
     }
-    if (m->wire == PMC_WIRE_V1 && PMS_MUTANT(c->srv->persona, "v1-error-closes")) {
-        pms_port_close(c, "malformed PMI-1 request"); /* ERR-4 broken (mutants_v1.c) */
+    if (m->wire == PMC_WIRE_V1 && PMS_MUTANT(c->port.srv->persona, "v1-error-closes")) {
+        pms_port_close(&c->port, "malformed PMI-1 request"); /* ERR-4 broken (mutants_v1.c) */
         return;
     }
-    if (code == PMC_E_MISSING_KEY && PMS_MUTANT(c->srv->persona, "v1-name-missing-ok") &&
+    if (code == PMC_E_MISSING_KEY && PMS_MUTANT(c->port.srv->persona, "v1-name-missing-ok") &&
         (m->cmd == PMC_V1_PUBLISH_NAME || m->cmd == PMC_V1_UNPUBLISH_NAME ||
          m->cmd == PMC_V1_LOOKUP_NAME)) {
         /* V1CMD-26 broken (mutants_v1.c): answered rc=0 without service or port */
         char name[64];
         snprintf(name, sizeof name, "%s_result",
                  m->cmd == PMC_V1_PUBLISH_NAME ? "publish" : m->cmd == PMC_V1_LOOKUP_NAME ? "lookup" : "unpublish");
-        pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, name, m->thrid);
+        pmc_enc *e = pms_reply_begin(&c->port, PMC_WIRE_V1, name, m->thrid);
         pmc_enc_int(e, "rc", 0);
-        pms_reply_send(c);
+        pms_reply_send(&c->port);
         return;
     }
     /* ERR-4 / ERR-8: say which key or rule was broken */
     if (code == PMC_E_MISSING_KEY && f->key.ptr)
-        pms_reply_error(c, m->wire, m->name, m->thrid, pms_rc_of(code),
+        pms_reply_error(&c->port, m->wire, m->name, m->thrid, pms_rc_of(code),
                         "missing required key: %.*s", (int)(f->key.len > 64 ? 64 : f->key.len),
                         f->key.ptr);
     else
-        pms_reply_error(c, m->wire, m->name, m->thrid, pms_rc_of(code), "%s: %s",
+        pms_reply_error(&c->port, m->wire, m->name, m->thrid, pms_rc_of(code), "%s: %s",
                         pmc_errcode_name(code), f ? f->detail : "invalid request");
 }
 
@@ -109,7 +107,7 @@ static missing_action slurm_missing(const pmc_msg *m, pmc_slice key)
 
 static missing_action missing_keys(const pms_peer *c, const pmc_msg *m, const pmc_vreport *rep)
 {
-    if (!c->srv->persona->missing_key_null || rep->n != rep->total)
+    if (!c->port.srv->persona->missing_key_null || rep->n != rep->total)
         return MK_NONE;
     missing_action a = MK_NONE;
     for (size_t i = 0; i < rep->n; i++) {
@@ -132,7 +130,7 @@ static bool persona_accepts(const pms_peer *c, const pmc_msg *m, const pmc_vrepo
 {
     for (size_t i = 0; i < rep->n; i++)
         if (rep->f[i].fatal && !(rep->f[i].code == PMC_E_MISSING_KEY &&
-                                 tolerated(c->srv->persona, m, rep->f[i].key)))
+                                 tolerated(c->port.srv->persona, m, rep->f[i].key)))
             return false;
     return rep->n == rep->total; /* a finding not recorded could be fatal */
 }
@@ -197,43 +195,42 @@ void pms_dispatch(pms_peer *c, const pmc_msg *msg)
 {
     pmc_msg copy, joined;
     pmc_pair *owned = NULL, *owned_joined = NULL;
-    const pmc_msg *m = strip_last_lf(c->srv->persona, msg, &copy, &owned);
-    m = join_bare_keys(c->srv->persona, m, &joined, &owned_joined);
+    const pmc_msg *m = strip_last_lf(c->port.srv->persona, msg, &copy, &owned);
+    m = join_bare_keys(c->port.srv->persona, m, &joined, &owned_joined);
     pmc_vreport rep;
     bool valid = true;
     missing_action mk = MK_NONE;
-    if (c->job && c->job->wedged)
+    const pms_mutant_filters *mf = pms_filters(c);
+    if (c->port.job && c->port.job->wedged)
         ; /* persona job_wide_failures: nothing of this job is served any more */
     else if (m->wire == PMC_WIRE_V1 && (m->notes & PMC_NOTE_V1_SPACES) &&
-             c->srv->persona->crash_on_v1_spaces)
+             c->port.srv->persona->crash_on_v1_spaces)
         /* runs of spaces the decoder tolerated (a persona that does not also
          * reject them, as Slurm's does, in decode_error) */
-        pms_job_crash(c, "runs of spaces in a PMI-1 line");
-    else if (m->wire == PMC_WIRE_V1 && c->version == 2 && c->srv->persona->bad_len_finalize)
+        pms_job_crash(&c->port, "runs of spaces in a PMI-1 line");
+    else if (m->wire == PMC_WIRE_V1 && c->version == 2 && c->port.srv->persona->bad_len_finalize)
         /* "cmd=ge" where a length field belongs: atoi gives 0 (slurm-pmi2.md §2, §3) */
-        pms_conn_drop_finalize(c, "a PMI-1 line on a PMI-2 connection");
+        pms_conn_drop_finalize(&c->port, "a PMI-1 line on a PMI-2 connection");
     else if (m->wire == PMC_WIRE_V1 && m->npairs >= V1_PAIR_TABLE &&
-             PMS_MUTANT(c->srv->persona, "v1-pair-table-crash"))
+             PMS_MUTANT(c->port.srv->persona, "v1-pair-table-crash"))
         abort(); /* ERR-1 broken (mutants_v1.c): a fixed pair table overrun kills the server */
-    else if (c->finalized && c->srv->cfg.finalize_linger)
+    else if (c->port.finalized && c->port.srv->cfg.finalize_linger)
         pms_fault_observe(c, m); /* after finalize: recorded, never answered */
-    else if (pms_mutant_v2_request(c, &m))
-        ; /* --mutant: answered by the mutant (mutants_v2.c) */
-    else if (pms_mutant_v1r_request(c, m))
-        ; /* --mutant: served by a PMI-1 robustness mutant (mutants_v1_robust.c) */
+    else if (mf && mf->request && mf->request(c, &m))
+        ; /* --mutant: answered, dropped or served rewritten by the mutant's filter */
     else if (pms_fault_request(c, m))
         ; /* observed; a fault answered it instead (faults.c) */
-    else if (m->wire == PMC_WIRE_V2 && c->srv->persona->v2_refused)
+    else if (m->wire == PMC_WIRE_V2 && c->port.srv->persona->v2_refused)
         /* a PMI-1-only server has no reader for frames: no command it can
          * read (ERR-6) */
-        pms_port_close(c, "a PMI-2 frame to a PMI-1-only server");
-    else if (c->srv->persona->no_nameserv && name_cmd(m))
-        pms_unknown_command(c, m); /* NAME-8 through ERR-7: commands it does not have */
-    else if (!c->srv->groups && pms_group_cmd(m))
-        pms_unknown_command(c, m); /* GROUP-4: as before the schema knew them */
+        pms_port_close(&c->port, "a PMI-2 frame to a PMI-1-only server");
+    else if (c->port.srv->persona->no_nameserv && name_cmd(m))
+        pms_unknown_command(&c->port, m); /* NAME-8 through ERR-7: commands it does not have */
+    else if (!c->port.srv->groups && pms_group_cmd(m))
+        pms_unknown_command(&c->port, m); /* GROUP-4: as before the schema knew them */
     else if (!(valid = pmc_validate(m, PMC_VAL_REQUEST, &rep)) &&
              (mk = missing_keys(c, m, &rep)) == MK_CRASH)
-        pms_job_crash(c, "a required key is missing (a NULL dereference in slurmstepd)");
+        pms_job_crash(&c->port, "a required key is missing (a NULL dereference in slurmstepd)");
     else if (!valid && mk == MK_NONE && !persona_accepts(c, m, &rep))
         reject_invalid(c, m, first_fatal(&rep));
     else if (m->wire == PMC_WIRE_V2)
@@ -241,10 +238,10 @@ void pms_dispatch(pms_peer *c, const pmc_msg *msg)
     else
         pms_handle_v1(c, m);
     /* the launcher tells PMI programs from plain ones by this */
-    if (c->job && c->rank >= 0)
-        c->job->ranks[c->rank].spoke = true;
-    pms_mutant_v2_after(c, m);
-    pms_mutant_v1r_after(c, m);
+    if (c->port.job && c->port.rank >= 0)
+        c->port.job->ranks[c->port.rank].spoke = true;
+    if (mf && mf->after)
+        mf->after(c, m);
     free(owned);
     free(owned_joined);
 }

@@ -155,16 +155,17 @@ void pms_fault_clear(pms_server *s)
         free(F->f[i].data);
     }
     F->n = 0;
-    for (pms_peer *c = s->peers; c; c = c->next)
-        if (c->fx)
+    for (pms_port *q = s->ports; q; q = q->next) {
+        pms_peer *c = pms_peer_of(q);
+        if (c->fx) {
             for (fx_arm *a = c->fx->arms, *n; a; a = n) {
                 n = a->next;
                 free(a->thrid);
                 free(a);
             }
-    for (pms_peer *c = s->peers; c; c = c->next)
-        if (c->fx)
             c->fx->arms = NULL;
+        }
+    }
 }
 
 int pms_fault_fired(const pms_server *s, int id)
@@ -178,23 +179,23 @@ int pms_fault_fired(const pms_server *s, int id)
 
 void pms_observe_bytes(pms_peer *c, bool from_client, const void *p, size_t n)
 {
-    struct pms_faults *F = c->srv->faults;
+    struct pms_faults *F = c->port.srv->faults;
     if (F && F->has_obs && F->obs.bytes)
-        F->obs.bytes(F->obs.ctx, c->id, c->rank, from_client, p, n);
+        F->obs.bytes(F->obs.ctx, c->port.id, c->port.rank, from_client, p, n);
 }
 
 void pms_observe_event(pms_peer *c, const char *what, const char *why)
 {
-    struct pms_faults *F = c->srv->faults;
+    struct pms_faults *F = c->port.srv->faults;
     if (F && F->has_obs && F->obs.event)
-        F->obs.event(F->obs.ctx, c->id, c->rank, what, why ? why : "");
+        F->obs.event(F->obs.ctx, c->port.id, c->port.rank, what, why ? why : "");
 }
 
 void pms_observe_decode_error(pms_peer *c, const pmc_error *e)
 {
-    struct pms_faults *F = c->srv->faults;
+    struct pms_faults *F = c->port.srv->faults;
     if (F && F->has_obs && F->obs.decode_error)
-        F->obs.decode_error(F->obs.ctx, c->id, c->rank, e);
+        F->obs.decode_error(F->obs.ctx, c->port.id, c->port.rank, e);
 }
 
 /* ---------------------------------------------------------------- requests */
@@ -206,12 +207,12 @@ static bool is_fence(const pmc_msg *m)
 
 static bool selects(const fx_fault *x, const pms_peer *c, const pmc_msg *m)
 {
-    if (x->f.rank >= 0 && x->f.rank != c->rank)
+    if (x->f.rank >= 0 && x->f.rank != c->port.rank)
         return false;
     if (x->f.cmd ? !pmc_slice_eq(m->name, x->f.cmd)
                  : x->f.kind == PMS_FAULT_FAIL_FENCE && !is_fence(m))
         return false;
-    return !x->f.accept || x->f.accept(x->f.accept_ctx, c->id, c->rank, m);
+    return !x->f.accept || x->f.accept(x->f.accept_ctx, c->port.id, c->port.rank, m);
 }
 
 /* The schema's response name for a request ("" when it has none). */
@@ -241,11 +242,11 @@ static void answer_error(pms_peer *c, const pmc_msg *m, const fx_fault *x)
         for (char *t = text; *t; t++)
             if (*t == ' ' || *t == '\n' || *t == '\r')
                 *t = '_';
-    pmc_enc *e = pms_reply_begin(c, v2 ? PMC_WIRE_V2 : PMC_WIRE_V1, name[0] ? name : "error",
+    pmc_enc *e = pms_reply_begin(&c->port, v2 ? PMC_WIRE_V2 : PMC_WIRE_V1, name[0] ? name : "error",
                                  v2 ? m->thrid : (pmc_slice){ NULL, 0 });
     pmc_enc_int(e, "rc", x->f.rc ? x->f.rc : 1);
     pmc_enc_str(e, v2 ? "errmsg" : "msg", text);
-    pms_reply_send(c);
+    pms_reply_send(&c->port);
 }
 
 static void arm(pms_peer *c, const pmc_msg *m, size_t idx)
@@ -268,21 +269,21 @@ static void arm(pms_peer *c, const pmc_msg *m, size_t idx)
 
 void pms_fault_observe(pms_peer *c, const pmc_msg *m)
 {
-    struct pms_faults *F = c->srv->faults;
+    struct pms_faults *F = c->port.srv->faults;
     if (F && F->has_obs && F->obs.request) {
         pmc_vreport rep;
         pmc_validate(m, PMC_VAL_REQUEST | PMC_VAL_UNKNOWN_KEYS, &rep);
-        F->obs.request(F->obs.ctx, c->id, c->rank, m, &rep);
+        F->obs.request(F->obs.ctx, c->port.id, c->port.rank, m, &rep);
     }
 }
 
 bool pms_fault_request(pms_peer *c, const pmc_msg *m)
 {
-    struct pms_faults *F = c->srv->faults;
+    struct pms_faults *F = c->port.srv->faults;
     if (!F)
         return false;
     pms_fault_observe(c, m);
-    for (size_t i = 0; i < F->n && !c->dead; i++) {
+    for (size_t i = 0; i < F->n && !c->port.dead; i++) {
         fx_fault *x = &F->f[i];
         if (!selects(x, c, m))
             continue;
@@ -290,7 +291,7 @@ bool pms_fault_request(pms_peer *c, const pmc_msg *m)
         if (x->f.nth && x->seen != x->f.nth)
             continue;
         x->fired++;
-        pms_log(c->srv, 1, "conn %d (rank %d): fault %s on '%.*s'", c->id, c->rank,
+        pms_log(c->port.srv, 1, "conn %d (rank %d): fault %s on '%.*s'", c->port.id, c->port.rank,
                 pms_fault_kind_name(x->f.kind), (int)(m->name.len > 64 ? 64 : m->name.len),
                 m->name.ptr ? m->name.ptr : "");
         switch (x->f.kind) {
@@ -300,19 +301,19 @@ bool pms_fault_request(pms_peer *c, const pmc_msg *m)
             return true;
         case PMS_FAULT_DROP:
             if (x->f.after) { /* served and answered, then closed (closing flushes first) */
-                pms_port_close_after(c, false);
+                pms_port_close_after(&c->port, false);
                 /* and nothing more is read: on a socketpair the client's next
                  * write fails (EPIPE) however soon it comes after the answer */
-                c->ops->shut_reads(c);
+                c->port.ops->shut_reads(&c->port);
                 break;
             }
-            pms_port_close(c, "fault: connection dropped");
+            pms_port_close(&c->port, "fault: connection dropped");
             return true;
         case PMS_FAULT_KILL:
-            if (F->killer && c->job && c->rank >= 0)
-                F->killer(F->kctx, c->job, c->rank, x->f.signo ? x->f.signo : SIGKILL);
+            if (F->killer && c->port.job && c->port.rank >= 0)
+                F->killer(F->kctx, c->port.job, c->port.rank, x->f.signo ? x->f.signo : SIGKILL);
             else
-                pms_port_close(c, "fault: rank killed (no killer: connection closed)");
+                pms_port_close(&c->port, "fault: rank killed (no killer: connection closed)");
             return true;
         default:
             arm(c, m, i);
@@ -326,7 +327,7 @@ bool pms_fault_request(pms_peer *c, const pmc_msg *m)
 
 void pms_fault_reply_begin(pms_peer *c, const char *cmd, pmc_slice thrid)
 {
-    if (!c->srv->faults || !c->srv->faults->n || !fconn(c))
+    if (!c->port.srv->faults || !c->port.srv->faults->n || !fconn(c))
         return;
     struct pms_fconn *X = c->fx;
     snprintf(X->cur, sizeof X->cur, "%s", cmd ? cmd : "");
@@ -368,7 +369,7 @@ static void push(struct pms_fconn *X, fx_chunk *k)
 static int release(pms_peer *c, long long now)
 {
     struct pms_fconn *X = c->fx;
-    while (X && X->q && !c->dead) {
+    while (X && X->q && !c->port.dead) {
         fx_chunk *k = X->q;
         if (k->due_ms < 0)
             k->due_ms = now + k->gap_ms;
@@ -377,7 +378,7 @@ static int release(pms_peer *c, long long now)
             return w > 1000000 ? 1000000 : (int)w;
         }
         X->q = k->next;
-        c->ops->raw(c, k->buf, k->len); /* queued and written */
+        c->port.ops->raw(&c->port, k->buf, k->len); /* queued and written */
         free(k->buf);
         free(k);
         if (X->q)
@@ -427,9 +428,9 @@ static char *pad_frame(const char *p, size_t n, const char *d, size_t dl, size_t
 bool pms_fault_outgoing(pms_peer *c, pmc_out *o, size_t before)
 {
     struct pms_fconn *X = c->fx;
-    if (!X || c->dead || o->len <= before)
+    if (!X || c->port.dead || o->len <= before)
         return false;
-    fx_arm *a = c->srv->faults && c->srv->faults->n ? take_arm(X) : NULL;
+    fx_arm *a = c->port.srv->faults && c->port.srv->faults->n ? take_arm(X) : NULL;
     bool held_waiting = false;
     for (fx_chunk *k = X->q; k; k = k->next)
         held_waiting |= k->held;
@@ -438,7 +439,7 @@ bool pms_fault_outgoing(pms_peer *c, pmc_out *o, size_t before)
     const char *p = o->buf + before;
     size_t n = o->len - before;
     fx_chunk *k = NULL, *k2 = NULL, *u = NULL;
-    const pms_fault *f = a ? &c->srv->faults->f[a->fault].f : NULL;
+    const pms_fault *f = a ? &c->port.srv->faults->f[a->fault].f : NULL;
     int kind = f ? (int)f->kind : 0;
     char *padded = NULL;
     if (kind == PMS_FAULT_PAD && f->len && (padded = pad_frame(p, n, f->data, f->len, &n)))
@@ -462,7 +463,7 @@ bool pms_fault_outgoing(pms_peer *c, pmc_out *o, size_t before)
         free(k ? k->buf : NULL), free(k);
         free(k2 ? k2->buf : NULL), free(k2);
         free(u ? u->buf : NULL), free(u);
-        pms_port_close(c, "out of memory for a fault");
+        pms_port_close(&c->port, "out of memory for a fault");
         return true;
     }
     if (kind == PMS_FAULT_REORDER) {
@@ -502,8 +503,9 @@ int pms_faults_service(pms_server *s, long long now_ms, int timeout_ms)
 {
     if (!s->faults)
         return timeout_ms;
-    for (pms_peer *c = s->peers; c; c = c->next) {
-        if (c->dead || !c->fx || !c->fx->q)
+    for (pms_port *q = s->ports; q; q = q->next) {
+        pms_peer *c = pms_peer_of(q);
+        if (c->port.dead || !c->fx || !c->fx->q)
             continue;
         int w = release(c, now_ms);
         if (w >= 0 && (timeout_ms < 0 || w < timeout_ms))

@@ -1,30 +1,30 @@
 /* The state layer's side of the groups profile: the one port
- * groups.c answers through (groups.h), over the peers' reply port, and
+ * groups.c answers through (groups.h), over the ranks' reply ports, and
  * the glue the dispatcher, the close path and the loop call.  Only this
- * file knows both a peer and the group state machine. */
+ * file knows both a port and the group state machine. */
 #include "internal.h"
 #include "groups.h"
 
 #include <string.h>
 
-static pms_peer *peer_of(pms_server *s, pms_job *j, int rank)
+static pms_port *port_of(pms_server *s, pms_job *j, int rank)
 {
     (void)s;
     if (!j || rank < 0 || rank >= j->size)
         return NULL;
-    pms_peer *c = j->ranks[rank].peer;
+    pms_port *c = j->ranks[rank].port;
     return c && !c->dead && !c->deaf ? c : NULL;
 }
 
 static pmc_enc *port_begin(void *ctx, pms_job *j, int rank, const char *cmd, pmc_slice thrid)
 {
-    pms_peer *c = peer_of(ctx, j, rank);
+    pms_port *c = port_of(ctx, j, rank);
     return c ? pms_reply_begin(c, PMC_WIRE_V2, cmd, thrid) : NULL;
 }
 
 static void port_send(void *ctx, pms_job *j, int rank)
 {
-    pms_peer *c = peer_of(ctx, j, rank);
+    pms_port *c = port_of(ctx, j, rank);
     if (c)
         pms_reply_send(c); /* faults, mutants, tracing and backpressure as for any reply */
     else
@@ -33,7 +33,7 @@ static void port_send(void *ctx, pms_job *j, int rank)
 
 static pms_gproc_state port_state(void *ctx, pms_job *j, int rank)
 {
-    pms_peer *c = peer_of(ctx, j, rank);
+    pms_port *c = port_of(ctx, j, rank);
     if (c)
         return c->group_events ? PMS_GPROC_SUBSCRIBED : PMS_GPROC_LIVE;
     if (!j || rank < 0 || rank >= j->size)
@@ -43,7 +43,7 @@ static pms_gproc_state port_state(void *ctx, pms_job *j, int rank)
 
 static void port_subscribe(void *ctx, pms_job *j, int rank)
 {
-    pms_peer *c = peer_of(ctx, j, rank);
+    pms_port *c = port_of(ctx, j, rank);
     if (c)
         c->group_events = true;
 }
@@ -97,7 +97,7 @@ bool pms_group_cmd(const pmc_msg *m)
            m->cmd <= PMC_V2_GROUP_EVENT;
 }
 
-void pms_group_conn_gone(pms_peer *c)
+void pms_group_conn_gone(pms_port *c)
 {
     if (c->srv->groups && c->job && c->rank >= 0)
         pms_groups_proc_gone(c->srv->groups, c->job, c->rank);

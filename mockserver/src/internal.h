@@ -20,9 +20,10 @@ typedef enum pms_rank_state {
 } pms_rank_state;
 
 typedef struct pms_peer pms_peer;
+typedef struct pms_port pms_port;
 
 typedef struct pms_rank {
-    pms_peer *peer;     /* its live process handle, NULL when none */
+    pms_port *port;     /* its live process, NULL when none */
     int node;
     pms_rank_state state;
     int fence_epoch;   /* fences this rank has entered */
@@ -44,8 +45,8 @@ typedef enum pms_wait_kind {
 
 typedef struct pms_wait {
     pms_wait_kind kind;
-    pms_peer *peer;
-    int peer_gen;       /* peer generation: a closed connection's waits are dropped */
+    pms_port *port;     /* where the answer goes */
+    int port_gen;       /* its generation: a closed connection's waits are dropped */
     int epoch;
     int node;
     pmc_wire wire;
@@ -142,59 +143,74 @@ struct pms_conn {
 };
 
 /* ---- the reply port (port.c) --------------------------------------------
- * What the protocol handlers and the job state answer through.  A peer is
- * one client process as they see it: its identity (job, rank), its PMI
- * session, and a port (ops + ctx) that takes encoded replies down.  They
- * never see a connection: peer.c implements the port over one, a unit test
- * over a buffer. */
+ * What the protocol handlers and the job state answer through.  A port is
+ * one client process as the job state knows it: whom it answers for (job,
+ * rank), and ops + ctx that take encoded replies down.  The state never
+ * sees more: peer.c implements the port over a connection (its pms_peer
+ * embeds the port and adds the PMI session), a unit test over a buffer. */
+
 typedef struct pms_port_ops {
     /* a reply named cmd starts (faults match replies on it); may be NULL */
-    void (*begin)(pms_peer *p, const char *cmd, pmc_slice thrid);
+    void (*begin)(pms_port *p, const char *cmd, pmc_slice thrid);
     /* where replies are encoded: the port's own queue (a connection's
      * output), so that a reply is written where it goes, not copied */
-    pmc_out *(*out)(pms_peer *p);
+    pmc_out *(*out)(pms_port *p);
     /* one reply just encoded at o->buf[before..len): the port may rewrite,
      * hold or drop it, and writes what is queued */
-    void (*send)(pms_peer *p, pmc_out *o, size_t before);
+    void (*send)(pms_port *p, pmc_out *o, size_t before);
     /* bytes as they are, after what is queued, then written (len 0: write
      * what is queued, e.g. what was encoded into out() without send) */
-    void (*raw)(pms_peer *p, const void *buf, size_t len);
-    void (*close)(pms_peer *p, const char *why);           /* now, unanswered */
+    void (*raw)(pms_port *p, const void *buf, size_t len);
+    void (*close)(pms_port *p, const char *why);           /* now, unanswered */
     /* close once the replies are out (flush: write them now) */
-    void (*close_after)(pms_peer *p, bool flush);
-    void (*stop_reading)(pms_peer *p, const char *why);    /* kept open, never read */
-    void (*shut_reads)(pms_peer *p); /* the peer's next write fails (fault drop after) */
-    void (*drop_input)(pms_peer *p);                       /* what is buffered, unread */
-    size_t (*pending_input)(const pms_peer *p);            /* bytes buffered, unread */
+    void (*close_after)(pms_port *p, bool flush);
+    void (*stop_reading)(pms_port *p, const char *why);    /* kept open, never read */
+    void (*shut_reads)(pms_port *p); /* the peer's next write fails (fault drop after) */
+    void (*drop_input)(pms_port *p);                       /* what is buffered, unread */
+    size_t (*pending_input)(const pms_port *p);            /* bytes buffered, unread */
     /* persona on_error kill_job: the protocol error tears the job down */
-    void (*fatal)(pms_peer *p, const char *why);
-    void (*error_sent)(pms_peer *p, pmc_wire w);          /* may be NULL */
+    void (*fatal)(pms_port *p, const char *why);
+    void (*error_sent)(pms_port *p, pmc_wire w);          /* may be NULL */
 } pms_port_ops;
 
-struct pms_peer {
+struct pms_port {
     const pms_port_ops *ops;
     void *ctx;            /* the port implementation's (peer.c: its pms_conn) */
     pms_server *srv;
     int id;               /* for logs and the observer: the connection's id */
     int gen;
-    pms_job *job;
-    int rank;             /* -1 until identified */
+    pms_job *job;         /* the process: (job, rank); rank -1 until identified */
+    int rank;
     bool dead;            /* closed */
     bool deaf;            /* never read again (kept open) */
-    int version, subversion; /* from init, 0 before */
-    bool fullinit;
-    bool finalized;
-    pmc_auth_server auth;
-    bool auth_wait;       /* a challenge is outstanding */
-    int claim;            /* PMI_PORT: the rank fullinit asked for while authenticating */
+    bool finalized;       /* sent finalize: its end is not a failure */
+    bool group_events;    /* sent group-subscribe: group-event frames may go out (GROUP-8) */
+    /* requests spread over several messages, assembled by the job state */
     int pmi1_spawn_segments; /* mcmd=spawn blocks received for the current spawn */
     struct pms_spawn_req *pmi1_spawn; /* blocks of a PMI-1 spawn so far (spawn.c) */
     struct pms_putall *putall;        /* kvs-putall in progress (kvsall.c) */
-    struct pms_fconn *fx;             /* fault state: held output, armed faults (faults.c) */
-    bool group_events;    /* sent group-subscribe: group-event frames may go out (GROUP-8) */
-    int synced_version;   /* peer.c: version + 1 when the connection was last told */
-    pms_peer *next, *prev; /* the server's peers */
+    pms_port *next, *prev; /* the server's ports (s->ports): a job's crash closes all of its */
 };
+
+/* A connection's protocol side (peer.c): the port the handlers and the
+ * state answer through, and the PMI session only the protocol reads. */
+struct pms_peer {
+    pms_port port;        /* first: peer.c's port ops find their peer from it */
+    int version, subversion; /* from init, 0 before */
+    bool fullinit;
+    pmc_auth_server auth;
+    bool auth_wait;       /* a challenge is outstanding */
+    int claim;            /* PMI_PORT: the rank fullinit asked for while authenticating */
+    struct pms_fconn *fx;             /* fault state: held output, armed faults (faults.c) */
+    int synced_version;   /* peer.c: version + 1 when the connection was last told */
+};
+
+/* The peer whose port this is: every port on s->ports is a peer's (peer.c
+ * adds them), never a test's. */
+static inline pms_peer *pms_peer_of(pms_port *p)
+{
+    return (pms_peer *)p; /* the port is its first member */
+}
 
 typedef struct pms_listener {
     int evkind;           /* PMS_EV_LISTEN */
@@ -219,7 +235,7 @@ struct pms_server {
     pms_job **jobs;
     size_t njobs;
     pms_conn *conns;
-    pms_peer *peers;
+    pms_port *ports;      /* every connection's port (peer.c keeps the list) */
     /* re-serve a request (mutants that rewrite what they read): pms_dispatch */
     void (*serve)(pms_peer *p, const pmc_msg *m);
     pms_conn *hol;        /* holds part of a message: its node waits (persona hol_blocking) */
@@ -287,33 +303,33 @@ void pms_peer_free(pms_peer *p); /* with its connection, at the end of the loop 
 /* PMI_PORT: the connection named no free rank and was refused (by whatever
  * the persona does with errors).  A persona that answers nothing closes it,
  * so the client sees EOF instead of waiting forever for an identity. */
-void pms_conn_refused_identity(pms_peer *c);
+void pms_conn_refused_identity(pms_port *c);
 /* Slurm: answer finalize-response and never read the connection again
  * (persona bad_len_finalize) */
-void pms_conn_drop_finalize(pms_peer *c, const char *why);
+void pms_conn_drop_finalize(pms_port *c, const char *why);
 
 /* ---- the reply port (port.c): begin, add fields (pmc_enc_* on &s->enc), send ---- */
-pmc_enc *pms_reply_begin(pms_peer *c, pmc_wire wire, const char *cmd, pmc_slice thrid);
-void pms_reply_send(pms_peer *c);
-void pms_send_raw(pms_peer *c, const void *buf, size_t len);
+pmc_enc *pms_reply_begin(pms_port *c, pmc_wire wire, const char *cmd, pmc_slice thrid);
+void pms_reply_send(pms_port *c);
+void pms_send_raw(pms_port *c, const void *buf, size_t len);
 /* an error answer to a request that could be delimited */
-void pms_reply_error(pms_peer *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid, int rc,
+void pms_reply_error(pms_port *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid, int rc,
                      const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-void pms_port_close(pms_peer *c, const char *why);
-void pms_port_close_after(pms_peer *c, bool flush);
-void pms_port_stop_reading(pms_peer *c, const char *why);
-void pms_port_drop_input(pms_peer *c);
-size_t pms_port_pending_input(const pms_peer *c);
+void pms_port_close(pms_port *c, const char *why);
+void pms_port_close_after(pms_port *c, bool flush);
+void pms_port_stop_reading(pms_port *c, const char *why);
+void pms_port_drop_input(pms_port *c);
+size_t pms_port_pending_input(const pms_port *c);
 /* ERR-7: answer a command this server does not implement, per persona (replies.c) */
-void pms_unknown_command(pms_peer *c, const pmc_msg *m);
+void pms_unknown_command(pms_port *c, const pmc_msg *m);
 /* found/value answers of kvs-get and info-getnodeattr (replies.c) */
-void pms_kvs_get_reply(pms_peer *c, pmc_slice thrid, const pms_kv *kv);
-void pms_nodeattr_reply(pms_peer *c, pmc_slice thrid, const pms_kv *kv);
-void pms_reply_found(pms_peer *c, pmc_slice thrid, const char *resp, const char *val,
+void pms_kvs_get_reply(pms_port *c, pmc_slice thrid, const pms_kv *kv);
+void pms_nodeattr_reply(pms_port *c, pmc_slice thrid, const pms_kv *kv);
+void pms_reply_found(pms_port *c, pmc_slice thrid, const char *resp, const char *val,
                      size_t vlen, bool found);
 
 /* dispatch of one decoded message */
@@ -328,23 +344,23 @@ pms_job *pms_job_find(pms_server *s, const char *id, size_t len);
 int pms_job_node_of(const pms_job *j, int rank);
 int pms_job_local_ranks(const pms_job *j, int node, int *out, int max);
 size_t pms_process_mapping(const pms_job *j, char *buf, size_t n);
-bool pms_job_bind(pms_job *j, pms_peer *c, int rank); /* false if rank invalid or taken */
+bool pms_job_bind(pms_job *j, pms_port *c, int rank); /* false if rank invalid or taken */
 bool pms_job_rank_free(const pms_job *j, long long rank); /* in range, no live connection */
 void pms_job_rank_gone(pms_job *j, int rank);
 
 /* KVS: where a put goes, and what a get sees (FENCE-2, FENCE-6) */
-void pms_kvs_store(pms_job *j, pms_peer *c, pmc_wire w, pmc_slice k, pmc_slice v, int *rc);
+void pms_kvs_store(pms_job *j, pms_port *c, pmc_wire w, pmc_slice k, pmc_slice v, int *rc);
 pmc_slice pms_stored_value(const pms_persona *p, pmc_slice v); /* NUL, B9 truncation */
-const pms_kv *pms_kvs_lookup(pms_job *j, const pms_peer *c, pmc_slice k);
+const pms_kv *pms_kvs_lookup(pms_job *j, const pms_port *c, pmc_slice k);
 void pms_kvs_commit_all(pms_job *j);
 
 /* waits */
-pms_wait *pms_wait_add(pms_job *j, pms_wait_kind kind, pms_peer *c, const pmc_msg *m);
+pms_wait *pms_wait_add(pms_job *j, pms_wait_kind kind, pms_port *c, const pmc_msg *m);
 void pms_wait_free(pms_wait *w);
-void pms_fence_enter(pms_peer *c, const pmc_msg *m);
-void pms_barrier_enter(pms_peer *c, const pmc_msg *m);
+void pms_fence_enter(pms_port *c, const pmc_msg *m);
+void pms_barrier_enter(pms_port *c, const pmc_msg *m);
 void pms_waits_recheck(pms_job *j); /* answer whatever became answerable */
-void pms_waits_drop_peer(pms_job *j, pms_peer *c);
+void pms_waits_drop_port(pms_job *j, pms_port *c);
 
 /* PMI-2 return codes (the pmi2.h values every implementation shares) */
 enum {
@@ -364,31 +380,61 @@ enum {
     PMS_RC_UNKNOWN = 10 /* an unknown or unparsable command */
 };
 /* Hydra personas: a protocol error aborts the whole job with 255 (job.c) */
-void pms_protocol_fatal(pms_peer *c, const char *why);
+void pms_protocol_fatal(pms_port *c, const char *why);
 /* Slurm: a crash of slurmstepd: every connection of the job closes (persona
  * job_wide_failures), or only c's */
-void pms_job_crash(pms_peer *c, const char *why);
+void pms_job_crash(pms_port *c, const char *why);
 /* Slurm: the job's connections are no longer answered (persona job_wide_failures) */
-void pms_job_wedge(pms_peer *c, const char *why);
+void pms_job_wedge(pms_port *c, const char *why);
 /* persona netinfo_attr (job.c) */
 bool pms_netinfo_sorts_after(pmc_slice k);
 void pms_netinfo(char *buf, size_t n);
 /* A rank's connection ended before finalize (persona eof_kills_job). */
-void pms_rank_lost(pms_peer *c, const char *why);
+void pms_rank_lost(pms_port *c, const char *why);
 
 /* spawn (spawn.c), kvs-getall/putall (kvsall.c), ring (job.c) */
-void pms_spawn_v2(pms_peer *c, const pmc_msg *m);
-void pms_spawn_v2_cmd(pms_peer *c, const pmc_msg *m);
-void pms_spawn_v1(pms_peer *c, const pmc_msg *m);
-void pms_spawn_conn_gone(pms_peer *c);
-void pms_kvs_getall(pms_peer *c, const pmc_msg *m);
-void pms_kvs_putall(pms_peer *c, const pmc_msg *m);
-void pms_kvs_putall_pair(pms_peer *c, const pmc_msg *m);
-void pms_ring_enter(pms_peer *c, const pmc_msg *m);
+void pms_spawn_v2(pms_port *c, const pmc_msg *m);
+void pms_spawn_v2_cmd(pms_port *c, const pmc_msg *m);
+void pms_spawn_v1(pms_port *c, const pmc_msg *m);
+void pms_spawn_conn_gone(pms_port *c);
+void pms_kvs_getall(pms_port *c, const pmc_msg *m);
+void pms_kvs_putall(pms_port *c, const pmc_msg *m);
+void pms_kvs_putall_pair(pms_port *c, const pmc_msg *m);
+void pms_ring_enter(pms_port *c, const pmc_msg *m);
 /* a job that `j` may read: itself, its spawner, its children, connected jobs */
 bool pms_job_may_read(const pms_job *j, const pms_job *o);
 /* PMI_dead_processes: failed ranks as "1,3-5" (empty: none) */
 void pms_dead_processes(const pms_job *j, char *buf, size_t n);
+
+/* A behaviour mutant that acts on whole messages, not inside one handler,
+ * is a set of filters at the places a fault filters too: a request before
+ * it is routed and after it was handled, a reply on its way down, a
+ * decoding error, a read, the end of the stream, an error answer; and the
+ * connection flags it sets.  The registry (mutant.c) puts a mutant's set
+ * in its persona (persona->filters); dispatch.c and peer.c run whatever
+ * set the persona carries and name no mutant.  Any member may be NULL. */
+typedef struct pms_mutant_filters {
+    /* before routing: *m may be replaced by a rewritten copy (valid until
+     * the next call); true when the mutant dealt with the request */
+    bool (*request)(pms_peer *c, const pmc_msg **m);
+    void (*after)(pms_peer *c, const pmc_msg *m);       /* after it was handled */
+    void (*reply)(pms_peer *c, pmc_out *o, size_t before); /* may rewrite o[before..] */
+    bool (*decode_error)(pms_peer *c, const pmc_error *e); /* true: dealt with */
+    /* after each read of n bytes (before: bytes pending): true gives the
+     * connection up for a bad frame */
+    bool (*read)(pms_peer *c, const char *p, size_t n, size_t before);
+    const char *(*eof_tail)(const pms_peer *c); /* bytes that complete a cut message */
+    void (*error_sent)(pms_peer *c, pmc_wire wire);     /* an error answer went out */
+    bool (*write_blocks)(const pms_peer *c);  /* answers go out with blocking writes */
+    bool (*holds)(const pms_peer *c);         /* a partial line holds the node */
+    void (*release)(void);  /* the server ends: free this thread's buffers */
+} pms_mutant_filters;
+
+/* the filters of the persona c runs as, NULL: none */
+static inline const pms_mutant_filters *pms_filters(const pms_peer *c)
+{
+    return c->port.srv->persona->filters;
+}
 
 /* observation and fault injection (faults.c); cheap no-ops when unused */
 bool pms_fault_request(pms_peer *c, const pmc_msg *m); /* true: a fault answered it */
@@ -407,7 +453,7 @@ void pms_observe_decode_error(pms_peer *c, const pmc_error *e);
 /* the groups profile's glue (group_port.c; the state machine is groups.c) */
 struct pms_groups *pms_group_state_new(pms_server *s); /* NULL: the persona lacks it */
 bool pms_group_cmd(const pmc_msg *m);                  /* a group- command or event */
-void pms_group_conn_gone(pms_peer *c);        /* an identified connection closed */
+void pms_group_conn_gone(pms_port *c);        /* an identified connection closed */
 void pms_group_rank_gone(pms_job *j, int rank); /* a rank ended (no connection) */
 
 #endif

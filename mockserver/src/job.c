@@ -300,7 +300,7 @@ bool pms_job_rank_free(const pms_job *j, long long rank)
     return rank >= 0 && rank < j->size && !pms_rank_bound(j, (int)rank);
 }
 
-bool pms_job_bind(pms_job *j, pms_peer *c, int rank)
+bool pms_job_bind(pms_job *j, pms_port *c, int rank)
 {
     if (rank < 0 || rank >= j->size)
         return false;
@@ -309,9 +309,9 @@ bool pms_job_bind(pms_job *j, pms_peer *c, int rank)
     if (c->rank >= 0)
         return c->job == j && c->rank == rank;
     pms_rank *r = &j->ranks[rank];
-    if (r->peer && r->peer != c && !r->peer->dead)
+    if (r->port && r->port != c && !r->port->dead)
         return false;
-    r->peer = c;
+    r->port = c;
     if (r->state == PMS_RANK_NEW)
         r->state = PMS_RANK_LIVE;
     c->job = j;
@@ -322,7 +322,7 @@ bool pms_job_bind(pms_job *j, pms_peer *c, int rank)
 void pms_job_rank_gone(pms_job *j, int rank)
 {
     pms_rank *r = &j->ranks[rank];
-    r->peer = NULL;
+    r->port = NULL;
     if (r->state != PMS_RANK_FINALIZED)
         r->state = PMS_RANK_GONE;
     /* fewer participants: a fence or barrier may now be complete */
@@ -335,7 +335,7 @@ void pms_job_rank_gone(pms_job *j, int rank)
  * diagnostic, kills every process of the job and exits 255; here the job is
  * marked aborted with 255 (the launcher then kills its ranks) and the
  * offending connection is closed without an answer. */
-static void take_job_down(pms_peer *c, int code, const char *why)
+static void take_job_down(pms_port *c, int code, const char *why)
 {
     pms_job *j = c->job;
     pms_log(c->srv, 0, "conn %d (rank %d): %s: tearing the job down (exit code %d)", c->id,
@@ -350,7 +350,7 @@ static void take_job_down(pms_peer *c, int code, const char *why)
 
 /* Slurm: slurmstepd dies (a NULL key dereferenced, an oversized frame):
  * every connection of the job ends at once, unanswered. */
-void pms_job_crash(pms_peer *c, const char *why)
+void pms_job_crash(pms_port *c, const char *why)
 {
     pms_log(c->srv, 0, "conn %d (rank %d): %s: the server crashes", c->id, c->rank, why);
     if (!c->job || !c->srv->persona->job_wide_failures) {
@@ -358,14 +358,14 @@ void pms_job_crash(pms_peer *c, const char *why)
         return;
     }
     c->job->wedged = true; /* the agent is gone: nothing of the step is served again */
-    for (pms_peer *o = c->srv->peers; o; o = o->next)
+    for (pms_port *o = c->srv->ports; o; o = o->next)
         if (o->job == c->job && !o->dead)
             pms_port_close(o, why);
 }
 
 /* Slurm's agent stops serving the job after it dropped one connection
  * (persona job_wide_failures; observed: every such case is others-affected). */
-void pms_job_wedge(pms_peer *c, const char *why)
+void pms_job_wedge(pms_port *c, const char *why)
 {
     if (!c->job || c->job->wedged || !c->srv->persona->job_wide_failures)
         return;
@@ -376,7 +376,7 @@ void pms_job_wedge(pms_peer *c, const char *why)
 
 /* Slurm: answer finalize-response and never read the connection again
  * (persona bad_len_finalize): what its agent does with a task it gave up on. */
-void pms_conn_drop_finalize(pms_peer *c, const char *why)
+void pms_conn_drop_finalize(pms_port *c, const char *why)
 {
     if (c->dead || c->deaf)
         return;
@@ -389,7 +389,7 @@ void pms_conn_drop_finalize(pms_peer *c, const char *why)
     pms_job_wedge(c, why);
 }
 
-void pms_protocol_fatal(pms_peer *c, const char *why)
+void pms_protocol_fatal(pms_port *c, const char *why)
 {
     if (c->dead)
         return;
@@ -397,11 +397,11 @@ void pms_protocol_fatal(pms_peer *c, const char *why)
     pms_port_close(c, why);
 }
 
-/* The peer closed (or broke) its connection.  Hydra's proxy takes the PMI
+/* The process closed (or broke) its connection.  Hydra's proxy takes the PMI
  * socket of a rank that spoke PMI and has not finalized for the death of
  * the process and SIGKILLs the job: mpiexec's status is 9 (mpich-wire.md
  * §9).  A program that never spoke PMI (a spawned /bin/true) just ends. */
-void pms_rank_lost(pms_peer *c, const char *why)
+void pms_rank_lost(pms_port *c, const char *why)
 {
     if (c->dead || !c->srv->persona->eof_kills_job || !c->job || c->rank < 0 || c->finalized ||
         !c->job->ranks[c->rank].spoke)
@@ -411,14 +411,14 @@ void pms_rank_lost(pms_peer *c, const char *why)
 
 /* ---- waits --------------------------------------------------------------- */
 
-pms_wait *pms_wait_add(pms_job *j, pms_wait_kind kind, pms_peer *c, const pmc_msg *m)
+pms_wait *pms_wait_add(pms_job *j, pms_wait_kind kind, pms_port *c, const pmc_msg *m)
 {
     pms_wait *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
     w->kind = kind;
-    w->peer = c;
-    w->peer_gen = c->gen;
+    w->port = c;
+    w->port_gen = c->gen;
     w->wire = m->wire;
     w->node = c->rank >= 0 ? j->ranks[c->rank].node : 0;
     if (m->thrid.ptr)
@@ -444,12 +444,12 @@ void pms_wait_free(pms_wait *w)
     free(w);
 }
 
-void pms_waits_drop_peer(pms_job *j, pms_peer *c)
+void pms_waits_drop_port(pms_job *j, pms_port *c)
 {
     pms_wait **pp = &j->waits;
     while (*pp) {
         pms_wait *w = *pp;
-        if (w->peer == c) {
+        if (w->port == c) {
             *pp = w->next;
             pms_wait_free(w);
         } else {
@@ -519,14 +519,14 @@ static bool same_group(const pms_wait *a, const pms_wait *b)
     return strcmp(a->group, b->group) == 0;
 }
 
-static void reply_fence(pms_peer *c, const pms_wait *w)
+static void reply_fence(pms_port *c, const pms_wait *w)
 {
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V2, "kvs-fence-response", thrid_of(w));
     pmc_enc_int(e, "rc", 0);
     pms_reply_send(c);
 }
 
-static void reply_barrier(pms_peer *c, const pms_wait *w)
+static void reply_barrier(pms_port *c, const pms_wait *w)
 {
     const pms_persona *p = c->srv->persona;
     pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "barrier_out", (pmc_slice){ NULL, 0 });
@@ -582,11 +582,11 @@ static void release(pms_job *j, pms_wait_kind kind, const pms_wait *proto)
     }
     for (pms_wait *x = released, *n; x; x = n) {
         n = x->next;
-        if (!x->peer->dead) {
+        if (!x->port->dead) {
             if (kind == PMS_WAIT_FENCE)
-                reply_fence(x->peer, x);
+                reply_fence(x->port, x);
             else
-                reply_barrier(x->peer, x);
+                reply_barrier(x->port, x);
         }
         pms_wait_free(x);
     }
@@ -599,7 +599,7 @@ static void release_round(pms_job *j, pms_wait_kind kind, unsigned char *in)
     pms_wait *released = NULL, **rt = &released;
     while (*pp) {
         pms_wait *x = *pp;
-        int r = x->peer->rank;
+        int r = x->port->rank;
         if (x->kind == kind && is_world(x) && r >= 0 && in[r]) {
             in[r] = 0; /* only its first one */
             *pp = x->next;
@@ -612,11 +612,11 @@ static void release_round(pms_job *j, pms_wait_kind kind, unsigned char *in)
     }
     for (pms_wait *x = released, *n; x; x = n) {
         n = x->next;
-        if (!x->peer->dead) {
+        if (!x->port->dead) {
             if (kind == PMS_WAIT_FENCE)
-                reply_fence(x->peer, x);
+                reply_fence(x->port, x);
             else
-                reply_barrier(x->peer, x);
+                reply_barrier(x->port, x);
         }
         pms_wait_free(x);
     }
@@ -645,8 +645,8 @@ static void fail_round(pms_job *j, pms_wait_kind kind, const char *who)
     pmc_slice cmd = { fence ? "kvs-fence" : "barrier_in", fence ? 9 : 10 };
     for (pms_wait *x = failed, *n; x; x = n) {
         n = x->next;
-        if (!x->peer->dead)
-            pms_reply_error(x->peer, fence ? PMC_WIRE_V2 : PMC_WIRE_V1, cmd, thrid_of(x),
+        if (!x->port->dead)
+            pms_reply_error(x->port, fence ? PMC_WIRE_V2 : PMC_WIRE_V1, cmd, thrid_of(x),
                             PMS_RC_FAIL, "process %s ended before finalize: the %s cannot complete",
                             who, fence ? "fence" : "barrier");
         pms_wait_free(x);
@@ -701,7 +701,7 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
         }
         const pms_wait none = { .kind = PMS_WAIT_FENCE };
         for (int r = 0; r < j->size; r++) {
-            pms_peer *rc = j->ranks[r].peer;
+            pms_port *rc = j->ranks[r].port;
             if (participates(&j->ranks[r]) && rc && !rc->dead && !rc->deaf)
                 reply_fence(rc, &none);
         }
@@ -731,7 +731,7 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
         }
         const pms_wait none = { .kind = PMS_WAIT_BARRIER };
         for (int r = 0; r < j->size; r++) {
-            pms_peer *rc = j->ranks[r].peer;
+            pms_port *rc = j->ranks[r].port;
             if (participates(&j->ranks[r]) && rc && !rc->dead && !rc->deaf)
                 reply_barrier(rc, &none);
         }
@@ -745,8 +745,8 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
         for (int r = 0; r < j->size; r++)
             need += participates(&j->ranks[r]);
         for (pms_wait *w = j->waits; in && w; w = w->next)
-            if (w->kind == kind && is_world(w) && w->peer->rank >= 0 && !in[w->peer->rank]) {
-                in[w->peer->rank] = 1;
+            if (w->kind == kind && is_world(w) && w->port->rank >= 0 && !in[w->port->rank]) {
+                in[w->port->rank] = 1;
                 have++;
             }
         if (in && kind == PMS_WAIT_BARRIER && need > 1 &&
@@ -775,7 +775,7 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
                 continue;
             need++;
             for (pms_wait *x = j->waits; x; x = x->next)
-                if (x->kind == kind && x->peer->rank == r && same_group(x, w)) {
+                if (x->kind == kind && x->port->rank == r && same_group(x, w)) {
                     have++;
                     break;
                 }
@@ -788,7 +788,7 @@ static bool try_collective(pms_job *j, pms_wait_kind kind)
     return false;
 }
 
-void pms_fence_enter(pms_peer *c, const pmc_msg *m)
+void pms_fence_enter(pms_port *c, const pmc_msg *m)
 {
     pms_job *j = c->job;
     pms_rank *r = &j->ranks[c->rank];
@@ -808,7 +808,7 @@ void pms_fence_enter(pms_peer *c, const pmc_msg *m)
     pms_waits_recheck(j);
 }
 
-void pms_barrier_enter(pms_peer *c, const pmc_msg *m)
+void pms_barrier_enter(pms_port *c, const pmc_msg *m)
 {
     pms_job *j = c->job;
     j->ranks[c->rank].barrier_epoch++;
@@ -823,7 +823,7 @@ void pms_barrier_enter(pms_peer *c, const pmc_msg *m)
  * rank has not reached the asker's fence epoch. */
 static bool lazy_get_pending(const pms_job *j, const pms_wait *w)
 {
-    int epoch = j->ranks[w->peer->rank].fence_epoch;
+    int epoch = j->ranks[w->port->rank].fence_epoch;
     for (int r = 0; r < j->size; r++)
         if (participates(&j->ranks[r]) && j->ranks[r].fence_epoch < epoch)
             return true;
@@ -848,21 +848,21 @@ static bool try_ring(pms_job *j)
     if (!by)
         return false;
     for (pms_wait *w = j->waits; w; w = w->next)
-        if (w->kind == PMS_WAIT_RING && !by[w->peer->rank])
-            by[w->peer->rank] = w;
+        if (w->kind == PMS_WAIT_RING && !by[w->port->rank])
+            by[w->port->rank] = w;
     long long sum = 0;
     for (int r = 0; r < j->size; r++) {
         pms_wait *w = by[r];
         if (!w)
             continue; /* a rank that is gone */
         pms_wait *l = by[(r + j->size - 1) % j->size], *rt = by[(r + 1) % j->size];
-        if (!w->peer->dead) {
-            pmc_enc *e = pms_reply_begin(w->peer, PMC_WIRE_V2, "ring-response", thrid_of(w));
+        if (!w->port->dead) {
+            pmc_enc *e = pms_reply_begin(w->port, PMC_WIRE_V2, "ring-response", thrid_of(w));
             pmc_enc_int(e, "rc", 0);
             pmc_enc_int(e, "ring-count", sum);
             pmc_enc_str(e, "ring-left", l && l->group ? l->group : "");
             pmc_enc_str(e, "ring-right", rt && rt->key ? rt->key : "");
-            pms_reply_send(w->peer);
+            pms_reply_send(w->port);
         }
         sum += w->epoch;
     }
@@ -880,11 +880,11 @@ static bool try_ring(pms_job *j)
     return true;
 }
 
-void pms_ring_enter(pms_peer *c, const pmc_msg *m)
+void pms_ring_enter(pms_port *c, const pmc_msg *m)
 {
     pms_job *j = c->job;
     for (pms_wait *w = j->waits; w; w = w->next)
-        if (w->kind == PMS_WAIT_RING && w->peer->rank == c->rank) {
+        if (w->kind == PMS_WAIT_RING && w->port->rank == c->rank) {
             pms_reply_error(c, PMC_WIRE_V2, m->name, m->thrid, PMS_RC_FAIL,
                             "this rank is already in the ring");
             return;
@@ -974,9 +974,9 @@ void pms_waits_recheck(pms_job *j)
             }
             *pp = w->next;
             if (w->kind == PMS_WAIT_NODEATTR)
-                pms_nodeattr_reply(w->peer, thrid_of(w), kv);
+                pms_nodeattr_reply(w->port, thrid_of(w), kv);
             else
-                pms_kvs_get_reply(w->peer, thrid_of(w), kv);
+                pms_kvs_get_reply(w->port, thrid_of(w), kv);
             pms_wait_free(w);
             j->recheck_again = true; /* the list may have changed under the reply */
             break;
@@ -1016,13 +1016,13 @@ void pms_rank_exited(pms_job *j, int rank)
         return;
     pms_rank *r = &j->ranks[rank];
     if (r->state == PMS_RANK_NEW || r->state == PMS_RANK_LIVE) {
-        if (r->peer && !r->peer->dead && r->peer->deaf) {
+        if (r->port && !r->port->dead && r->port->deaf) {
             /* a connection the server stopped reading (persona eof_unnoticed,
              * bad_len_finalize) ends with its process */
-            pms_port_close(r->peer, "the process ended");
+            pms_port_close(r->port, "the process ended");
             return;
         }
-        if (r->peer && !r->peer->dead)
+        if (r->port && !r->port->dead)
             return; /* its connection will report when it closes */
         pms_job_rank_gone(j, rank);
     }
@@ -1035,7 +1035,7 @@ bool pms_rank_used(const pms_job *j, int rank)
 
 bool pms_rank_bound(const pms_job *j, int rank)
 {
-    return rank >= 0 && rank < j->size && j->ranks[rank].peer && !j->ranks[rank].peer->dead;
+    return rank >= 0 && rank < j->size && j->ranks[rank].port && !j->ranks[rank].port->dead;
 }
 
 /* ---- KVS visibility ------------------------------------------------------ */
@@ -1056,7 +1056,7 @@ pmc_slice pms_stored_value(const pms_persona *p, pmc_slice v)
     return v;
 }
 
-void pms_kvs_store(pms_job *j, pms_peer *c, pmc_wire w, pmc_slice k, pmc_slice v, int *rc)
+void pms_kvs_store(pms_job *j, pms_port *c, pmc_wire w, pmc_slice k, pmc_slice v, int *rc)
 {
     const pms_persona *p = c->srv->persona;
     v = pms_stored_value(p, v);
@@ -1074,7 +1074,7 @@ void pms_kvs_store(pms_job *j, pms_peer *c, pmc_wire w, pmc_slice k, pmc_slice v
 
 /* What a get sees: the caller's own pending puts first when the persona
  * shows them to their putter (FENCE-6), then the committed KVS. */
-const pms_kv *pms_kvs_lookup(pms_job *j, const pms_peer *c, pmc_slice k)
+const pms_kv *pms_kvs_lookup(pms_job *j, const pms_port *c, pmc_slice k)
 {
     if (c->srv->persona->own_put_visible && c->job == j && c->rank >= 0) {
         const pms_kv *own = pms_kvs_get(&j->ranks[c->rank].pending, k.ptr, k.len);

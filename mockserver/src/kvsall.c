@@ -14,7 +14,7 @@ struct pms_putall {
 };
 
 /* JOB-5: paircount, the pairs, then the final response, all with thrid. */
-void pms_kvs_getall(pms_peer *c, const pmc_msg *m)
+void pms_kvs_getall(pms_port *c, const pmc_msg *m)
 {
     pms_job *from = c->job;
     pmc_slice jid = { NULL, 0 };
@@ -49,7 +49,7 @@ void pms_kvs_getall(pms_peer *c, const pmc_msg *m)
     pms_reply_send(c);
 }
 
-static void putall_done(pms_peer *c)
+static void putall_done(pms_port *c)
 {
     struct pms_putall *pa = c->putall;
     pmc_slice thrid = pa->thrid ? pmc_slice_cstr(pa->thrid) : (pmc_slice){ NULL, 0 };
@@ -65,7 +65,7 @@ static void putall_done(pms_peer *c)
 }
 
 /* JOB-6: kvs-putall;npair=n then n kvs-putall-pair frames, one answer. */
-void pms_kvs_putall(pms_peer *c, const pmc_msg *m)
+void pms_kvs_putall(pms_port *c, const pmc_msg *m)
 {
     long long n = -1;
     if (c->putall) {
@@ -89,7 +89,7 @@ void pms_kvs_putall(pms_peer *c, const pmc_msg *m)
         putall_done(c);
 }
 
-void pms_kvs_putall_pair(pms_peer *c, const pmc_msg *m)
+void pms_kvs_putall_pair(pms_port *c, const pmc_msg *m)
 {
     struct pms_putall *pa = c->putall;
     if (!pa) {
@@ -112,7 +112,7 @@ void pms_kvs_putall_pair(pms_peer *c, const pmc_msg *m)
         putall_done(c);
 }
 
-void pms_putall_free(pms_peer *c)
+void pms_putall_free(pms_port *c)
 {
     if (c->putall) {
         free(c->putall->thrid);

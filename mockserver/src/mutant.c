@@ -1,8 +1,24 @@
 /* The mutant registry: lookup over the tables, the patched persona. */
 #include "mutant.h"
+#include "mutants_v1_robust.h"
+#include "mutants_v2.h"
 
 static const pms_mutant *const tables[] = { pms_mutants_flags, pms_mutants_v1, pms_mutants_v2,
                                              pms_mutants_groups, pms_mutants_v1_robust };
+/* what the dispatcher and peer.c run for a mutant of each table: the
+ * filters of the families that act on whole messages (NULL: inside the
+ * handlers alone, by PMS_MUTANT) */
+static const pms_mutant_filters *const filters[] = { NULL, NULL, &pms_mutant_v2_filters, NULL,
+                                                     &pms_mutant_v1r_filters };
+
+static const pms_mutant_filters *filters_of(const pms_mutant *m)
+{
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const pms_mutant *e = tables[t]; e->name; e++)
+            if (e == m)
+                return filters[t];
+    return NULL;
+}
 
 const pms_mutant *pms_mutant_get(const char *name)
 {
@@ -20,6 +36,7 @@ const pms_persona *pms_mutant_persona(const pms_mutant *m)
     static _Thread_local pms_persona p; /* the server copies it (server.c) */
     p = *pms_persona_get("strict");
     p.mutant = m->name;
+    p.filters = filters_of(m);
     if (m->patch)
         m->patch(&p);
     return &p;

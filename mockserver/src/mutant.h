@@ -2,9 +2,11 @@
  * `pmi2-conform mutate` can measure which conformance cases tell a server
  * that breaks the clause from one that keeps it (issue 15).
  *
- * A mutant either changes persona flags (patch) or switches on a behaviour
- * that the handlers test by name with PMS_MUTANT(); both leave every other
- * clause as strict keeps it.  Selected with --mutant NAME (persona
+ * A mutant is persona data: it changes persona flags (patch), or switches
+ * on a behaviour that the handler it changes tests by name with
+ * PMS_MUTANT(), or, acting on whole messages, brings filters
+ * (persona->filters, internal.h) that the dispatcher and peer.c run without
+ * naming it; each leaves every other clause as strict keeps it.  Selected with --mutant NAME (persona
  * "mutant:NAME").  Tables: mutants_flags.c (persona flags), mutants_v1.c
  * (PMI-1), mutants_v2.c (PMI-2, framing), mutants_groups.c (SPEC.md §12),
  * mutants_v1_robust.c (PMI-1 robustness). */

@@ -61,7 +61,7 @@ const pms_mutant pms_mutants_v1_robust[] = {
     { NULL, NULL, NULL, NULL, NULL },
 };
 
-#define MUT(c, nm) PMS_MUTANT((c)->srv->persona, nm)
+#define MUT(c, nm) PMS_MUTANT((c)->port.srv->persona, nm)
 
 static const pmc_slice no_thrid = { NULL, 0 };
 
@@ -71,7 +71,7 @@ static void serve_pairs(pms_peer *c, const pmc_msg *m, const pmc_pair *pairs, si
     pmc_msg copy = *m;
     copy.pairs = pairs;
     copy.npairs = n;
-    c->srv->serve(c, &copy);
+    c->port.srv->serve(c, &copy);
 }
 
 static bool drop_earlier_dups(pms_peer *c, const pmc_msg *m)
@@ -110,7 +110,7 @@ static bool prefix_match(pms_peer *c, const pmc_msg *m)
             pmc_msg copy = *m;
             copy.name = (pmc_slice){ known[i], n };
             copy.cmd = pmc_cmd_lookup(PMC_WIRE_V1, known[i], n);
-            c->srv->serve(c, &copy);
+            c->port.srv->serve(c, &copy);
             return true;
         }
     }
@@ -119,9 +119,9 @@ static bool prefix_match(pms_peer *c, const pmc_msg *m)
 
 static void spawn_ok(pms_peer *c)
 {
-    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "spawn_result", no_thrid);
+    pmc_enc *e = pms_reply_begin(&c->port, PMC_WIRE_V1, "spawn_result", no_thrid);
     pmc_enc_int(e, "rc", 0);
-    pms_reply_send(c);
+    pms_reply_send(&c->port);
 }
 
 /* v1-error-echoes-cr: the unknown-command answer names the command as it
@@ -149,15 +149,15 @@ static bool echo_raw_name(pms_peer *c, pmc_slice cmd)
               memcmp(o.buf, "cmd=", 4) == 0;
     if (ok) {
         memcpy(o.buf + 4, cmd.ptr, cmd.len);
-        pms_send_raw(c, o.buf, o.len);
+        pms_send_raw(&c->port, o.buf, o.len);
     }
     pmc_out_free(&o);
     return ok;
 }
 
-bool pms_mutant_v1r_request(pms_peer *c, const pmc_msg *m)
+static bool v1r_request(pms_peer *c, const pmc_msg *m)
 {
-    if (!c->srv->persona->mutant || m->wire == PMC_WIRE_V2)
+    if (!c->port.srv->persona->mutant || m->wire == PMC_WIRE_V2)
         return false;
     if (MUT(c, "v1-error-echoes-cr") && m->cmd == PMC_CMD_UNKNOWN && echo_raw_name(c, m->name))
         return true;
@@ -166,17 +166,17 @@ bool pms_mutant_v1r_request(pms_peer *c, const pmc_msg *m)
         return true;
     }
     if (MUT(c, "v1-line-1024-closed") && m->wire == PMC_WIRE_V1 && m->raw.len == 1024) {
-        pms_port_close(c, "a 1024-byte line fills the 1024-byte buffer: no room for its NUL");
+        pms_port_close(&c->port, "a 1024-byte line fills the 1024-byte buffer: no room for its NUL");
         return true;
     }
     if (MUT(c, "v1-pairs-table-64") && m->npairs > 66) {
-        pms_protocol_fatal(c, "more pairs than the pair table holds");
+        pms_protocol_fatal(&c->port, "more pairs than the pair table holds");
         return true;
     }
     if (MUT(c, "v1-control-bytes-fatal"))
         for (size_t i = 0; i < m->raw.len; i++)
             if (m->raw.ptr[i] >= 1 && m->raw.ptr[i] <= 8) {
-                pms_protocol_fatal(c, "a control byte in a PMI-1 line");
+                pms_protocol_fatal(&c->port, "a control byte in a PMI-1 line");
                 return true;
             }
     if (MUT(c, "v1-line-cut-1024") && m->wire == PMC_WIRE_V1 && m->raw.len > 1024) {
@@ -213,7 +213,7 @@ bool pms_mutant_v1r_request(pms_peer *c, const pmc_msg *m)
         pmc_msg copy = *m;
         copy.name = (pmc_slice){ "spawn", 5 };
         copy.cmd = PMC_V1_SPAWN;
-        c->srv->serve(c, &copy);
+        c->port.srv->serve(c, &copy);
         return true;
     }
     return false;
@@ -223,28 +223,28 @@ bool pms_mutant_v1r_request(pms_peer *c, const pmc_msg *m)
 static _Thread_local pms_peer *err_conn, *read_conn;
 static _Thread_local int served_in_read;
 
-void pms_mutant_v1r_error_sent(pms_peer *c, pmc_wire wire)
+static void v1r_error_sent(pms_peer *c, pmc_wire wire)
 {
     if (wire != PMC_WIRE_V2 && MUT(c, "v1-error-drops-rest"))
         err_conn = c;
 }
 
-void pms_mutant_v1r_after(pms_peer *c, const pmc_msg *m)
+static void v1r_after(pms_peer *c, const pmc_msg *m)
 {
-    if (!c->srv->persona->mutant || c->dead)
+    if (!c->port.srv->persona->mutant || c->port.dead)
         return;
     if (err_conn == c && MUT(c, "v1-error-drops-rest")) {
         err_conn = NULL;
-        pms_port_drop_input(c); /* ERR-4 broken: the lines after the bad one are lost */
+        pms_port_drop_input(&c->port); /* ERR-4 broken: the lines after the bad one are lost */
     }
     if (m->wire != PMC_WIRE_V2 && read_conn == c && MUT(c, "v1-coalesced-64") &&
         ++served_in_read >= 64)
-        pms_port_drop_input(c); /* CONN-1 broken: the rest of the read is lost */
+        pms_port_drop_input(&c->port); /* CONN-1 broken: the rest of the read is lost */
 }
 
-bool pms_mutant_v1r_read(pms_peer *c, const char *p, size_t n, size_t before)
+static bool v1r_read(pms_peer *c, const char *p, size_t n, size_t before)
 {
-    if (!c->srv->persona->mutant)
+    if (!c->port.srv->persona->mutant)
         return false;
     read_conn = c;
     served_in_read = 0;
@@ -252,12 +252,12 @@ bool pms_mutant_v1r_read(pms_peer *c, const char *p, size_t n, size_t before)
            memcmp(p, "cmd=", n) == 0;
 }
 
-bool pms_mutant_v1r_holds(const pms_peer *c)
+static bool v1r_holds(const pms_peer *c)
 {
     return MUT(c, "v1-partial-line-holds") && c->version == 1;
 }
 
-const char *pms_mutant_v1r_eof_tail(const pms_peer *c)
+static const char *v1r_eof_tail(const pms_peer *c)
 {
     if (MUT(c, "v1-eof-runs-line"))
         return "\n";
@@ -266,18 +266,18 @@ const char *pms_mutant_v1r_eof_tail(const pms_peer *c)
     return NULL;
 }
 
-bool pms_mutant_v1r_write_blocks(const pms_peer *c)
+static bool v1r_write_blocks(const pms_peer *c)
 {
     return MUT(c, "v1-blocking-write");
 }
 
-bool pms_mutant_v1r_decode_error(pms_peer *c, const pmc_error *e)
+static bool v1r_decode_error(pms_peer *c, const pmc_error *e)
 {
-    if (!c->srv->persona->mutant)
+    if (!c->port.srv->persona->mutant)
         return false;
     if (MUT(c, "v1-no-cmd-silent") && e->fatal && e->wire == PMC_WIRE_V2 && c->version == 1) {
         /* ERR-3 broken: what is not a PMI-1 line is thrown away unanswered */
-        pms_port_drop_input(c);
+        pms_port_drop_input(&c->port);
         return true;
     }
     if (e->wire == PMC_WIRE_V2)
@@ -294,14 +294,14 @@ bool pms_mutant_v1r_decode_error(pms_peer *c, const pmc_error *e)
     if (MUT(c, "v1-many-pairs-silent") && e->code == PMC_E_TOO_MANY_PAIRS)
         return true; /* ERR-3 broken: the client waits */
     if (MUT(c, "v1-empty-cmd-answered") && e->code == PMC_E_CMD_EMPTY) {
-        pms_reply_error(c, PMC_WIRE_V1, no_thrid, no_thrid, PMS_RC_UNKNOWN, "empty command name");
+        pms_reply_error(&c->port, PMC_WIRE_V1, no_thrid, no_thrid, PMS_RC_UNKNOWN, "empty command name");
         return true;
     }
     if (MUT(c, "v1-long-value-dropped") && e->code == PMC_E_VAL_TOO_LONG &&
         pmc_slice_eq(e->cmd, "put")) {
-        pmc_enc *enc = pms_reply_begin(c, PMC_WIRE_V1, "put_result", no_thrid);
+        pmc_enc *enc = pms_reply_begin(&c->port, PMC_WIRE_V1, "put_result", no_thrid);
         pmc_enc_int(enc, "rc", 0);
-        pms_reply_send(c);
+        pms_reply_send(&c->port);
         return true;
     }
     if (MUT(c, "v1-cmd-cut-at-nul") && pms_v1_cmd_cut_at_nul(c, e))
@@ -310,3 +310,20 @@ bool pms_mutant_v1r_decode_error(pms_peer *c, const pmc_error *e)
         return true;
     return MUT(c, "v1-empty-key-skipped") && pms_v1_skip_empty_key(c, e);
 }
+
+/* the request filter's form: this family never rewrites *m */
+static bool v1r_request_filter(pms_peer *c, const pmc_msg **m)
+{
+    return v1r_request(c, *m);
+}
+
+const pms_mutant_filters pms_mutant_v1r_filters = {
+    .request = v1r_request_filter,
+    .after = v1r_after,
+    .decode_error = v1r_decode_error,
+    .read = v1r_read,
+    .eof_tail = v1r_eof_tail,
+    .error_sent = v1r_error_sent,
+    .write_blocks = v1r_write_blocks,
+    .holds = v1r_holds,
+};

@@ -1,9 +1,9 @@
 /* Behaviour mutants (v2): the strict persona with one PMI-2, framing or
  * generic clause broken.  Most are switched on inside a handler with
  * PMS_MUTANT(persona, name) (v2_cmds.c, job.c, kvsall.c, spawn.c); those
- * that act on whole messages live here, behind the hooks of mutants_v2.h:
- * the bytes of a reply (rewritten from its decoded pairs), a request before
- * it is routed, and a decoding error. */
+ * that act on whole messages live here, as the filters of mutants_v2.h
+ * that their persona carries: the bytes of a reply (rewritten from its
+ * decoded pairs), a request before it is routed, and a decoding error. */
 #include "mutant.h"
 #include "mutants_v2.h"
 
@@ -122,7 +122,7 @@ const pms_mutant pms_mutants_v2[] = {
 
 static bool is(const pms_peer *c, const char *name)
 {
-    return PMS_MUTANT(c->srv->persona, name);
+    return PMS_MUTANT(c->port.srv->persona, name);
 }
 
 static bool one_of(const char *mu, const char *const *names)
@@ -276,10 +276,10 @@ static _Thread_local int held_conn = -1;
 
 static void release_held(pms_peer *c)
 {
-    if (held_conn != c->id || !held.len)
+    if (held_conn != c->port.id || !held.len)
         return;
     held_conn = -1;
-    pms_send_raw(c, held.buf, held.len);
+    pms_send_raw(&c->port, held.buf, held.len);
     pmc_out_reset(&held);
 }
 
@@ -297,9 +297,9 @@ static void v1_as_frame(pms_peer *c, pmc_out *o, size_t before)
     pmc_out_append(o, frame.buf, frame.len);
 }
 
-void pms_mutant_v2_reply(pms_peer *c, pmc_out *o, size_t before)
+static void v2_reply(pms_peer *c, pmc_out *o, size_t before)
 {
-    const char *mu = c->srv->persona->mutant;
+    const char *mu = c->port.srv->persona->mutant;
     if (!mu || !one_of(mu, reply_mutants) || o->len <= before)
         return;
     const char *p = o->buf + before;
@@ -415,13 +415,13 @@ void pms_mutant_v2_reply(pms_peer *c, pmc_out *o, size_t before)
     o->len = before;
     if (is(c, "reply-held") && strcmp(nm, "info-getjobattr-response") == 0) {
         release_held(c);
-        held_conn = c->id;
+        held_conn = c->port.id;
         pmc_out_append(&held, frame.buf, frame.len);
         return;
     }
     pmc_out_append(o, frame.buf, frame.len);
     if (is(c, "error-closes") && failed)
-        pms_port_close_after(c, false); /* closed once the answer is out */
+        pms_port_close_after(&c->port, false); /* closed once the answer is out */
 }
 
 /* ---- requests --------------------------------------------------------------- */
@@ -460,26 +460,26 @@ static bool copy_pairs(const pmc_msg *m)
 
 static void refuse(pms_peer *c, const pmc_msg *m, int rc, const char *why)
 {
-    pms_reply_error(c, m->wire, m->name, m->thrid, rc, "%s", why);
+    pms_reply_error(&c->port, m->wire, m->name, m->thrid, rc, "%s", why);
 }
 
-bool pms_mutant_v2_request(pms_peer *c, const pmc_msg **mp)
+static bool v2_request(pms_peer *c, const pmc_msg **mp)
 {
-    const char *mu = c->srv->persona->mutant;
+    const char *mu = c->port.srv->persona->mutant;
     const pmc_msg *m = *mp;
     if (!mu)
         return false;
     release_held(c);
     if (m->wire != PMC_WIRE_V2) {
         if (is(c, "v1-line-as-frame") && c->version == 2 && m->cmd != PMC_V1_INIT) {
-            pms_port_close(c, "'cmd=..' where a length field belongs"); /* CLASS-1 broken */
+            pms_port_close(&c->port, "'cmd=..' where a length field belongs"); /* CLASS-1 broken */
             return true;
         }
         return false;
     }
-    if (is(c, "nodeattr-wait-blocks") && m->cmd != PMC_V2_INFO_PUTNODEATTR && c->job)
-        for (const pms_wait *w = c->job->waits; w; w = w->next)
-            if (w->kind == PMS_WAIT_NODEATTR && w->peer == c)
+    if (is(c, "nodeattr-wait-blocks") && m->cmd != PMC_V2_INFO_PUTNODEATTR && c->port.job)
+        for (const pms_wait *w = c->port.job->waits; w; w = w->next)
+            if (w->kind == PMS_WAIT_NODEATTR && w->port == &c->port)
                 return true; /* NODEATTR-5 broken: dropped while the get waits */
     size_t body = m->raw.len > 6 ? m->raw.len - 6 : 0;
     if ((is(c, "v2-frame-2048") && body > 2048) || (is(c, "v2-frame-32k") && body > 32768)) {
@@ -571,11 +571,11 @@ bool pms_mutant_v2_request(pms_peer *c, const pmc_msg **mp)
     return false;
 }
 
-void pms_mutant_v2_after(pms_peer *c, const pmc_msg *m)
+static void v2_after(pms_peer *c, const pmc_msg *m)
 {
-    if (is(c, "coalesced-rest-dropped") && m->wire == PMC_WIRE_V2 && !c->dead &&
-        pms_port_pending_input(c) > 0)
-        pms_port_drop_input(c);
+    if (is(c, "coalesced-rest-dropped") && m->wire == PMC_WIRE_V2 && !c->port.dead &&
+        pms_port_pending_input(&c->port) > 0)
+        pms_port_drop_input(&c->port);
 }
 
 /* ---- decoding errors -------------------------------------------------------- */
@@ -587,7 +587,7 @@ static bool acted_on(pms_peer *c, const pmc_error *e)
     if (!eq)
         return false;
     static pmc_decoder *d;
-    if (!d && !(d = pmc_decoder_new(&c->srv->dopts)))
+    if (!d && !(d = pmc_decoder_new(&c->port.srv->dopts)))
         return false;
     size_t rest = e->raw.len - 6 - (size_t)(eq - b);
     char len[16];
@@ -601,13 +601,13 @@ static bool acted_on(pms_peer *c, const pmc_error *e)
     size_t used;
     if (pmc_decode_buffer(d, frame.buf, frame.len, 0, &m, &e2, &used) != PMC_MSG)
         return false;
-    c->srv->serve(c, &m);
+    c->port.srv->serve(c, &m);
     return true;
 }
 
-bool pms_mutant_v2_decode_error(pms_peer *c, const pmc_error *e)
+static bool v2_decode_error(pms_peer *c, const pmc_error *e)
 {
-    if (!c->srv->persona->mutant)
+    if (!c->port.srv->persona->mutant)
         return false;
     switch (e->code) {
     case PMC_E_LEN_SYNTAX:
@@ -616,12 +616,12 @@ bool pms_mutant_v2_decode_error(pms_peer *c, const pmc_error *e)
     case PMC_E_LEN_SPACES:
         if (!is(c, "framing-error-kept-open"))
             return false;
-        pms_port_drop_input(c);
+        pms_port_drop_input(&c->port);
         return true;
     case PMC_E_LEN_SHORT:
         if (!is(c, "len-below-6-accepted"))
             return false;
-        pms_port_drop_input(c);
+        pms_port_drop_input(&c->port);
         return true;
     case PMC_E_NO_CMD:
     case PMC_E_CMD_EMPTY:
@@ -630,7 +630,7 @@ bool pms_mutant_v2_decode_error(pms_peer *c, const pmc_error *e)
             return acted_on(c, e);
         if (!is(c, "no-cmd-answered") || e->fatal)
             return false;
-        pms_reply_error(c, e->wire, (pmc_slice){ NULL, 0 }, e->thrid, PMS_RC_UNKNOWN,
+        pms_reply_error(&c->port, e->wire, (pmc_slice){ NULL, 0 }, e->thrid, PMS_RC_UNKNOWN,
                         "no command name");
         return true;
     case PMC_E_CONCAT_BROKEN:
@@ -642,9 +642,9 @@ bool pms_mutant_v2_decode_error(pms_peer *c, const pmc_error *e)
     case PMC_E_CONCAT_UNEXPECTED:
         if (!is(c, "concat-unexpected-ok"))
             return false;
-        pmc_enc *en = pms_reply_begin(c, PMC_WIRE_V2, "concat-response", e->thrid);
+        pmc_enc *en = pms_reply_begin(&c->port, PMC_WIRE_V2, "concat-response", e->thrid);
         pmc_enc_int(en, "rc", 0);
-        pms_reply_send(c);
+        pms_reply_send(&c->port);
         return true;
     case PMC_E_UNTERMINATED: {
         if (!is(c, "unterminated-accepted") || e->fatal || e->wire != PMC_WIRE_V2 ||
@@ -652,7 +652,7 @@ bool pms_mutant_v2_decode_error(pms_peer *c, const pmc_error *e)
             return false;
         /* the frame again with the missing ';': acted on as if it were there */
         static pmc_decoder *d;
-        if (!d && !(d = pmc_decoder_new(&c->srv->dopts)))
+        if (!d && !(d = pmc_decoder_new(&c->port.srv->dopts)))
             return false;
         pmc_out_reset(&frame);
         char len[16];
@@ -665,7 +665,7 @@ bool pms_mutant_v2_decode_error(pms_peer *c, const pmc_error *e)
         size_t used;
         if (pmc_decode_buffer(d, frame.buf, frame.len, 0, &m, &e2, &used) != PMC_MSG)
             return false;
-        c->srv->serve(c, &m);
+        c->port.srv->serve(c, &m);
         return true;
     }
     default:
@@ -673,7 +673,7 @@ bool pms_mutant_v2_decode_error(pms_peer *c, const pmc_error *e)
     }
 }
 
-void pms_mutant_v2_release(void)
+static void v2_release(void)
 {
     free(arena);
     arena = NULL;
@@ -691,3 +691,11 @@ void pms_mutant_v2_release(void)
     rvcap = 0;
     memset(&rcopy, 0, sizeof rcopy);
 }
+
+const pms_mutant_filters pms_mutant_v2_filters = {
+    .request = v2_request,
+    .after = v2_after,
+    .reply = v2_reply,
+    .decode_error = v2_decode_error,
+    .release = v2_release,
+};

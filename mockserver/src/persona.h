@@ -183,6 +183,9 @@ typedef struct pms_persona {
                                    * launches would never show */
     const char *mutant;           /* a mutant's name: the behaviour PMS_MUTANT() switches on
                                    * (mutant.h); NULL for the real personas */
+    /* a behaviour mutant's filters on requests, replies and reads
+     * (pms_mutant_filters, internal.h); NULL: none */
+    const struct pms_mutant_filters *filters;
 } pms_persona;
 
 /* A real persona by name; pms_persona_resolve (mutant.h) also knows

@@ -1,7 +1,7 @@
 /* The reply port: how the protocol handlers and the job state answer a
- * peer.  A reply is built with the codec's encoder (pmc_enc_* on the
- * server's builder), encoded here in the persona's dialect, and handed to
- * the peer's port (pms_port_ops), which writes it (peer.c: to its
+ * process (pms_port: its (job, rank) and ops).  A reply is built with the
+ * codec's encoder (pmc_enc_* on the server's builder), encoded here in the
+ * persona's dialect, and handed to the port's ops, which write it (peer.c: to its
  * connection, through the fault and mutant filters) or keeps it (a unit
  * test).  Nothing here knows a connection, and nothing here calls a layer
  * above: what a persona does with a protocol error beyond the answer goes
@@ -12,19 +12,19 @@
 #include <string.h>
 
 /* persona job_wide_failures: nothing of the job goes out any more */
-static bool wedged(const pms_peer *c)
+static bool wedged(const pms_port *c)
 {
     return c->job && c->job->wedged;
 }
 
-void pms_send_raw(pms_peer *c, const void *buf, size_t len)
+void pms_send_raw(pms_port *c, const void *buf, size_t len)
 {
     if (c->dead || wedged(c))
         return;
     c->ops->raw(c, buf, len);
 }
 
-pmc_enc *pms_reply_begin(pms_peer *c, pmc_wire wire, const char *cmd, pmc_slice thrid)
+pmc_enc *pms_reply_begin(pms_port *c, pmc_wire wire, const char *cmd, pmc_slice thrid)
 {
     pmc_enc *e = &c->srv->enc;
     pmc_enc_begin(e, wire, cmd);
@@ -38,7 +38,7 @@ pmc_enc *pms_reply_begin(pms_peer *c, pmc_wire wire, const char *cmd, pmc_slice 
 /* A reply the encoder refused (a value it cannot write in this dialect) is
  * answered with an error of the same name, never dropped: the client would
  * wait forever.  Returns false when even that cannot be written. */
-static bool reply_unencodable(pms_peer *c, pmc_out *o, pmc_wire wire, pmc_slice cmd,
+static bool reply_unencodable(pms_port *c, pmc_out *o, pmc_wire wire, pmc_slice cmd,
                               pmc_slice thrid)
 {
     pms_server *s = c->srv;
@@ -54,7 +54,7 @@ static bool reply_unencodable(pms_peer *c, pmc_out *o, pmc_wire wire, pmc_slice 
     return pmc_enc_end(e, pmc_dialect_get(s->persona->dialect), o, &err) == 0;
 }
 
-void pms_reply_send(pms_peer *c)
+void pms_reply_send(pms_port *c)
 {
     pms_server *s = c->srv;
     pmc_error err;
@@ -103,7 +103,7 @@ static void v1_words(char *t)
 }
 
 /* GROUP-29: the reason an error answer to a group- request carries (NULL: not one) */
-static const char *group_error_reason(const pms_peer *c, pmc_wire wire, pmc_slice cmd,
+static const char *group_error_reason(const pms_port *c, pmc_wire wire, pmc_slice cmd,
                                       const char *text)
 {
     if (!c->srv->groups || wire != PMC_WIRE_V2 || cmd.len < 6 || memcmp(cmd.ptr, "group-", 6))
@@ -112,7 +112,7 @@ static const char *group_error_reason(const pms_peer *c, pmc_wire wire, pmc_slic
     return strstr(text, "TOO_LONG") || strstr(text, "TOO_MANY") ? "limit" : "invalid";
 }
 
-void pms_reply_error(pms_peer *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid, int rc,
+void pms_reply_error(pms_port *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid, int rc,
                      const char *fmt, ...)
 {
     char text[256];
@@ -160,31 +160,31 @@ void pms_reply_error(pms_peer *c, pmc_wire wire, pmc_slice cmd, pmc_slice thrid,
         c->ops->error_sent(c, wire);
 }
 
-void pms_port_close(pms_peer *c, const char *why)
+void pms_port_close(pms_port *c, const char *why)
 {
     if (!c->dead)
         c->ops->close(c, why);
 }
 
-void pms_port_close_after(pms_peer *c, bool flush)
+void pms_port_close_after(pms_port *c, bool flush)
 {
     if (!c->dead)
         c->ops->close_after(c, flush);
 }
 
-void pms_port_stop_reading(pms_peer *c, const char *why)
+void pms_port_stop_reading(pms_port *c, const char *why)
 {
     if (!c->dead && !c->deaf)
         c->ops->stop_reading(c, why);
 }
 
-void pms_port_drop_input(pms_peer *c)
+void pms_port_drop_input(pms_port *c)
 {
     if (!c->dead)
         c->ops->drop_input(c);
 }
 
-size_t pms_port_pending_input(const pms_peer *c)
+size_t pms_port_pending_input(const pms_port *c)
 {
     return c->dead ? 0 : c->ops->pending_input(c);
 }

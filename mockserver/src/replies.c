@@ -46,7 +46,7 @@ int pms_rc_of(pmc_errcode code)
  * "cmd=<name>_result rc=10 msg=unknown_command" (PMI-1); V1CMD-25 and JOB-7
  * send the commands a server lacks down the same path.  Hydra tears the job
  * down (mpich-wire.md §9), Slurm says nothing (slurm-pmi2.md §6). */
-void pms_unknown_command(pms_peer *c, const pmc_msg *m)
+void pms_unknown_command(pms_port *c, const pmc_msg *m)
 {
     const pms_persona *p = c->srv->persona;
     pms_log(c->srv, 1, "conn %d: unknown command '%.*s'", c->id,
@@ -83,7 +83,7 @@ void pms_unknown_command(pms_peer *c, const pmc_msg *m)
 }
 
 /* found/value answers: "found=TRUE;value=" or the persona's not-found form. */
-void pms_reply_found(pms_peer *c, pmc_slice thrid, const char *resp, const char *val,
+void pms_reply_found(pms_port *c, pmc_slice thrid, const char *resp, const char *val,
                         size_t vlen, bool found)
 {
     const pms_persona *p = c->srv->persona;
@@ -106,12 +106,12 @@ void pms_reply_found(pms_peer *c, pmc_slice thrid, const char *resp, const char 
     pms_reply_send(c);
 }
 
-void pms_kvs_get_reply(pms_peer *c, pmc_slice thrid, const pms_kv *kv)
+void pms_kvs_get_reply(pms_port *c, pmc_slice thrid, const pms_kv *kv)
 {
     pms_reply_found(c, thrid, "kvs-get-response", kv ? kv->val : NULL, kv ? kv->vlen : 0, kv != NULL);
 }
 
-void pms_nodeattr_reply(pms_peer *c, pmc_slice thrid, const pms_kv *kv)
+void pms_nodeattr_reply(pms_port *c, pmc_slice thrid, const pms_kv *kv)
 {
     if (kv && PMS_MUTANT(c->srv->persona, "nodeattr-wrong-value")) {
         pms_reply_found(c, thrid, "info-getnodeattr-response", kv->key, kv->klen, true);
@@ -122,7 +122,7 @@ void pms_nodeattr_reply(pms_peer *c, pmc_slice thrid, const pms_kv *kv)
 }
 
 
-void pms_conn_refused_identity(pms_peer *c)
+void pms_conn_refused_identity(pms_port *c)
 {
     if (c->srv->persona->on_error == PMS_ERR_SILENT && c->rank < 0)
         pms_port_close(c, "no free rank named on a PMI_PORT connection");

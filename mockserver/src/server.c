@@ -3,7 +3,6 @@
 #include "internal.h"
 #include "groups.h"
 #include "mutant.h"
-#include "mutants_v2.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -158,14 +157,14 @@ void pms_server_free(pms_server *s)
     /* shutting down: nobody is answered that a participant ended */
     pms_groups_free(s->groups);
     s->groups = NULL;
-    for (pms_peer *p = s->peers; p; p = p->next)
-        if (!p->dead) {
-            p->finalized = true; /* shutting down: not a rank failure */
-            pms_port_close(p, "server shutting down");
+    for (pms_port *q = s->ports; q; q = q->next)
+        if (!q->dead) {
+            q->finalized = true; /* shutting down: not a rank failure */
+            pms_port_close(q, "server shutting down");
         }
     sweep(s);
-    if (s->persona->mutant)
-        pms_mutant_v2_release(); /* per-thread buffers: client mode's threads end */
+    if (s->persona->filters && s->persona->filters->release)
+        s->persona->filters->release(); /* per-thread buffers: client mode's threads end */
     for (pms_listener *l = s->listeners, *n; l; l = n) {
         n = l->next;
         close(l->fd);

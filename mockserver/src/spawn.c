@@ -60,10 +60,10 @@ static void req_free(struct pms_spawn_req *rq)
     free(rq);
 }
 
-void pms_putall_free(pms_peer *c); /* kvsall.c */
+void pms_putall_free(pms_port *c); /* kvsall.c */
 
 /* The connection closes: drop what it had half sent. */
-void pms_spawn_conn_gone(pms_peer *c)
+void pms_spawn_conn_gone(pms_port *c)
 {
     pms_putall_free(c);
     req_free(c->pmi1_spawn);
@@ -161,7 +161,7 @@ static const char *preput_complete(const struct pms_spawn_req *rq)
 
 /* ---- answers --------------------------------------------------------------- */
 
-static void answer(pms_peer *c, const struct pms_spawn_req *rq, pms_job *child, int rc,
+static void answer(pms_port *c, const struct pms_spawn_req *rq, pms_job *child, int rc,
                    const char *why, const char *errcodes)
 {
     const pms_persona *p = c->srv->persona;
@@ -206,7 +206,7 @@ static void answer(pms_peer *c, const struct pms_spawn_req *rq, pms_job *child, 
 
 /* A request that cannot be carried out: its normal answer with rc!=0
  * (ERR-11), whatever the persona does with malformed input. */
-static void fail(pms_peer *c, struct pms_spawn_req *rq, int rc, const char *why)
+static void fail(pms_port *c, struct pms_spawn_req *rq, int rc, const char *why)
 {
     pms_log(c->srv, 0, "conn %d: spawn refused: %s", c->id, why);
     answer(c, rq, NULL, rc, why, NULL);
@@ -241,7 +241,7 @@ static bool runnable(const pms_spawn_cmd *sc)
 }
 
 /* Create the child job, pre-put, launch each command, answer once. */
-static void run(pms_peer *c, struct pms_spawn_req *rq)
+static void run(pms_port *c, struct pms_spawn_req *rq)
 {
     pms_server *s = c->srv;
     long total = 0;
@@ -361,7 +361,7 @@ static const char *segment_counts(pms_spawn_cmd *sc, const pmc_msg *m, size_t fr
 
 /* The draft's form: the header names ncmds, the commands follow as
  * spawn-cmd messages (strict persona only). */
-static void header_only(pms_peer *c, struct pms_spawn_req *rq)
+static void header_only(pms_port *c, struct pms_spawn_req *rq)
 {
     if (c->pmi1_spawn) {
         fail(c, rq, PMS_RC_FAIL, "another spawn is still being received");
@@ -371,7 +371,7 @@ static void header_only(pms_peer *c, struct pms_spawn_req *rq)
     c->pmi1_spawn = rq;
 }
 
-void pms_spawn_v2(pms_peer *c, const pmc_msg *m)
+void pms_spawn_v2(pms_port *c, const pmc_msg *m)
 {
     const pms_persona *p = c->srv->persona;
     struct pms_spawn_req *rq = req_new(PMC_WIRE_V2, m->thrid);
@@ -476,7 +476,7 @@ void pms_spawn_v2(pms_peer *c, const pmc_msg *m)
     req_free(rq);
 }
 
-void pms_spawn_v2_cmd(pms_peer *c, const pmc_msg *m)
+void pms_spawn_v2_cmd(pms_port *c, const pmc_msg *m)
 {
     struct pms_spawn_req *rq = c->pmi1_spawn;
     if (!rq || rq->wire != PMC_WIRE_V2) {
@@ -520,7 +520,7 @@ void pms_spawn_v2_cmd(pms_peer *c, const pmc_msg *m)
 
 /* ---- PMI-1 ------------------------------------------------------------------ */
 
-void pms_spawn_v1(pms_peer *c, const pmc_msg *m)
+void pms_spawn_v1(pms_port *c, const pmc_msg *m)
 {
     long long tot = 0, sofar = 0, nprocs = 0, argcnt = 0, npp = 0, ninfo = 0;
     pmc_msg_get_int(m, "totspawns", &tot);

@@ -15,13 +15,13 @@ static pmc_slice val_of(const pmc_msg *m, const char *key)
 static const pmc_slice no_thrid = { NULL, 0 };
 
 /* A behaviour mutant (mutants_v1.c) is switched on for this server. */
-#define MUT(c, nm) PMS_MUTANT((c)->srv->persona, nm)
+#define MUT(c, nm) PMS_MUTANT((c)->port.srv->persona, nm)
 
 /* Begin a v1 reply; personas that put rc first get it here. */
 static pmc_enc *begin(pms_peer *c, const char *cmd, bool rc_first)
 {
-    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, cmd, no_thrid);
-    if (rc_first && c->srv->persona->v1_rc_first)
+    pmc_enc *e = pms_reply_begin(&c->port, PMC_WIRE_V1, cmd, no_thrid);
+    if (rc_first && c->port.srv->persona->v1_rc_first)
         pmc_enc_int(e, "rc", 0);
     return e;
 }
@@ -37,14 +37,14 @@ static long long positional_int(const pmc_msg *m, size_t i)
 
 static void do_init(pms_peer *c, const pmc_msg *m)
 {
-    const pms_persona *p = c->srv->persona;
+    const pms_persona *p = c->port.srv->persona;
     long long v = -1, sv = -1;
     if (p->v1_init_positional) {
         v = positional_int(m, 0);
         sv = positional_int(m, 1);
     } else if (pmc_msg_get_int(m, "pmi_version", &v) != 1 ||
                pmc_msg_get_int(m, "pmi_subversion", &sv) != 1) {
-        pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_KEY,
+        pms_reply_error(&c->port, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_KEY,
                         "init needs integer pmi_version and pmi_subversion");
         return;
     }
@@ -73,19 +73,19 @@ static void do_init(pms_peer *c, const pmc_msg *m)
             rs = 2; /* Hydra 4.1+ announces 1.2 to any 1.x */
     }
     if (rv < 0 && MUT(c, "v1-init-refusal-closes")) {
-        pms_port_close(c, "init of a version this server does not speak"); /* INIT-8 broken */
+        pms_port_close(&c->port, "init of a version this server does not speak"); /* INIT-8 broken */
         return;
     }
     if (rv < 0 && p->on_error == PMS_ERR_KILL_JOB) {
         /* mpich-wire.md §4.2: "PMI version mismatch", the job dies unanswered */
-        pms_protocol_fatal(c, "PMI version mismatch");
+        pms_protocol_fatal(&c->port, "PMI version mismatch");
         return;
     }
     c->version = rv < 0 ? 0 : rv;
     c->subversion = rs < 0 ? 0 : rs;
-    int answers = MUT(c, "v1-init-answered-twice") && c->job ? 2 : 1; /* INIT-13 broken */
+    int answers = MUT(c, "v1-init-answered-twice") && c->port.job ? 2 : 1; /* INIT-13 broken */
     for (int a = 0; a < answers; a++) {
-        pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "response_to_init", no_thrid);
+        pmc_enc *e = pms_reply_begin(&c->port, PMC_WIRE_V1, "response_to_init", no_thrid);
         /* INIT-8: a refusal is rc!=0 with the version this server speaks */
         int rc = rv < 0 ? (p->on_error == PMS_ERR_REPLY ? PMS_RC_FAIL : -1) : 0;
         bool no_rc = MUT(c, "v1-init-no-rc"); /* INIT-5 broken */
@@ -102,7 +102,7 @@ static void do_init(pms_peer *c, const pmc_msg *m)
         }
         if (!p->v1_rc_first && !no_rc)
             pmc_enc_int(e, "rc", rc);
-        pms_reply_send(c);
+        pms_reply_send(&c->port);
     }
 }
 
@@ -110,67 +110,67 @@ static void do_init(pms_peer *c, const pmc_msg *m)
  * rank and size in one write (four lines for Hydra 4.0). */
 static void do_initack(pms_peer *c, const pmc_msg *m)
 {
-    const pms_persona *p = c->srv->persona;
+    const pms_persona *p = c->port.srv->persona;
     long long id = -1;
-    bool ok = pmc_msg_get_int(m, "pmiid", &id) == 1 && c->job && pms_job_bind(c->job, c, (int)id);
+    bool ok = pmc_msg_get_int(m, "pmiid", &id) == 1 && c->port.job && pms_job_bind(c->port.job, &c->port, (int)id);
     /* V1CMD-30 broken (a mutant, or persona v1_initack_regrants): a pmiid another
      * connection holds is answered as granted */
-    bool taken = !ok && c->job && c->rank < 0 && id >= 0 && id < c->job->size &&
-                 c->job->ranks[id].peer && !c->job->ranks[id].peer->dead;
+    bool taken = !ok && c->port.job && c->port.rank < 0 && id >= 0 && id < c->port.job->size &&
+                 c->port.job->ranks[id].port && !c->port.job->ranks[id].port->dead;
     bool fake = taken && (MUT(c, "v1-pmiid-taken-accepted") || p->v1_initack_regrants);
     if (!ok && !fake) {
-        pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
+        pms_reply_error(&c->port, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
                         "initack needs the pmiid of a free rank");
-        pms_conn_refused_identity(c);
+        pms_conn_refused_identity(&c->port);
         return;
     }
-    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "initack", no_thrid);
+    pmc_enc *e = pms_reply_begin(&c->port, PMC_WIRE_V1, "initack", no_thrid);
     if (p->v1_rc_first) {
         pmc_enc_int(e, "rc", 0);
-        pmc_enc_int(e, "rank", ok ? c->rank : (int)id);
-        pmc_enc_int(e, "size", c->job->size);
-        pmc_enc_int(e, "appnum", c->srv->cfg.appnum);
+        pmc_enc_int(e, "rank", ok ? c->port.rank : (int)id);
+        pmc_enc_int(e, "size", c->port.job->size);
+        pmc_enc_int(e, "appnum", c->port.srv->cfg.appnum);
         pmc_enc_int(e, "debug", 0);
     }
     /* collect the lines, then write them together */
     pmc_error err;
     const pmc_dialect *d = pmc_dialect_get(p->dialect);
-    pmc_out *o = c->ops->out(c);
+    pmc_out *o = c->port.ops->out(&c->port);
     pmc_enc_end(e, d, o, &err);
     pmc_enc_begin(e, PMC_WIRE_V1, "set");
-    pmc_enc_int(e, "size", c->job->size);
+    pmc_enc_int(e, "size", c->port.job->size);
     pmc_enc_end(e, d, o, &err);
     pmc_enc_begin(e, PMC_WIRE_V1, "set");
-    pmc_enc_int(e, "rank", ok ? c->rank : (int)id);
+    pmc_enc_int(e, "rank", ok ? c->port.rank : (int)id);
     pmc_enc_end(e, d, o, &err);
     pmc_enc_begin(e, PMC_WIRE_V1, "set");
     pmc_enc_int(e, "debug", 0);
     pmc_enc_end(e, d, o, &err);
-    if (!c->dead)
-        c->ops->raw(c, NULL, 0); /* written as they are: no filter */
+    if (!c->port.dead)
+        c->port.ops->raw(&c->port, NULL, 0); /* written as they are: no filter */
 }
 
 static bool need_rank(pms_peer *c, const pmc_msg *m)
 {
-    if (c->job && c->rank >= 0)
+    if (c->port.job && c->port.rank >= 0)
         return true;
     if (MUT(c, "v1-before-initack-silent"))
         return false; /* V1CMD-4 broken: the client waits for ever */
-    pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
+    pms_reply_error(&c->port, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL,
                     "connection not identified: send initack pmiid= first");
     return false;
 }
 
 static void do_get_maxes(pms_peer *c)
 {
-    pmc_enc *e = MUT(c, "v1-maxes-no-rc") ? pms_reply_begin(c, PMC_WIRE_V1, "maxes", no_thrid)
+    pmc_enc *e = MUT(c, "v1-maxes-no-rc") ? pms_reply_begin(&c->port, PMC_WIRE_V1, "maxes", no_thrid)
                                           : begin(c, "maxes", true);
     pmc_enc_int(e, "kvsname_max", MUT(c, "v1-maxes-kvsname-small") ? 4 : 256);
-    pmc_enc_int(e, "keylen_max", c->srv->cfg.limits.max_key);
+    pmc_enc_int(e, "keylen_max", c->port.srv->cfg.limits.max_key);
     if (!MUT(c, "v1-maxes-no-vallen"))
-        pmc_enc_int(e, "vallen_max", c->srv->cfg.limits.max_val *
+        pmc_enc_int(e, "vallen_max", c->port.srv->cfg.limits.max_val *
                                          (MUT(c, "v1-maxes-vallen-overstated") ? 2 : 1));
-    pms_reply_send(c);
+    pms_reply_send(&c->port);
 }
 
 static void do_simple_int(pms_peer *c, const char *resp, const char *key, long long v, bool omit)
@@ -178,34 +178,34 @@ static void do_simple_int(pms_peer *c, const char *resp, const char *key, long l
     pmc_enc *e = begin(c, resp, true);
     if (!omit)
         pmc_enc_int(e, key, v);
-    pms_reply_send(c);
+    pms_reply_send(&c->port);
 }
 
 static void do_my_kvsname(pms_peer *c)
 {
     char name[128];
     static unsigned calls, asked[1024]; /* mutant only: one job per run of the suite */
-    const char *n = c->job->id;
+    const char *n = c->port.job->id;
     if (MUT(c, "v1-kvsname-per-rank")) { /* V1CMD-7 broken: one name per process */
-        snprintf(name, sizeof name, "%s_r%d", c->job->id, c->rank);
+        snprintf(name, sizeof name, "%s_r%d", c->port.job->id, c->port.rank);
         n = name;
-    } else if (MUT(c, "v1-kvsname-unstable") && c->rank >= 0 && c->rank < 1024 &&
-               asked[c->rank]++ > 0) {
-        snprintf(name, sizeof name, "%s_%u", c->job->id, ++calls); /* V1CMD-7 broken */
+    } else if (MUT(c, "v1-kvsname-unstable") && c->port.rank >= 0 && c->port.rank < 1024 &&
+               asked[c->port.rank]++ > 0) {
+        snprintf(name, sizeof name, "%s_%u", c->port.job->id, ++calls); /* V1CMD-7 broken */
         n = name;
     }
     pmc_enc *e = begin(c, "my_kvsname", true);
     pmc_enc_str(e, "kvsname", n);
-    pms_reply_send(c);
+    pms_reply_send(&c->port);
 }
 
 static void put_result(pms_peer *c, int rc)
 {
-    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "put_result", no_thrid);
+    pmc_enc *e = pms_reply_begin(&c->port, PMC_WIRE_V1, "put_result", no_thrid);
     pmc_enc_int(e, "rc", rc);
-    if (c->srv->persona->v1_msg)
+    if (c->port.srv->persona->v1_msg)
         pmc_enc_str(e, "msg", rc ? "failure" : "success");
-    pms_reply_send(c);
+    pms_reply_send(&c->port);
 }
 
 /* V1CMD-11: a put or get naming a key-value space the caller may not use
@@ -214,22 +214,22 @@ static void put_result(pms_peer *c, int rc)
 static pms_job *kvs_of(pms_peer *c, const pmc_msg *m, bool for_put)
 {
     pmc_slice n = val_of(m, "kvsname");
-    if (c->srv->persona->on_error != PMS_ERR_REPLY || !n.ptr || pmc_slice_eq(n, c->job->id))
-        return c->job;
+    if (c->port.srv->persona->on_error != PMS_ERR_REPLY || !n.ptr || pmc_slice_eq(n, c->port.job->id))
+        return c->port.job;
     if (MUT(c, for_put ? "v1-put-ignores-kvsname" : "v1-get-ignores-kvsname"))
-        return c->job; /* V1CMD-11 broken: the kvsname is never looked at */
-    size_t idl = strlen(c->job->id);
-    if (MUT(c, "v1-kvsname-per-rank") && n.len > idl + 2 && memcmp(n.ptr, c->job->id, idl) == 0 &&
+        return c->port.job; /* V1CMD-11 broken: the kvsname is never looked at */
+    size_t idl = strlen(c->port.job->id);
+    if (MUT(c, "v1-kvsname-per-rank") && n.len > idl + 2 && memcmp(n.ptr, c->port.job->id, idl) == 0 &&
         memcmp(n.ptr + idl, "_r", 2) == 0)
-        return c->job; /* the per-process names all lead to the job's space */
-    pms_job *o = pms_job_find(c->srv, n.ptr, n.len);
-    return o && !for_put && pms_job_may_read(c->job, o) ? o : NULL;
+        return c->port.job; /* the per-process names all lead to the job's space */
+    pms_job *o = pms_job_find(c->port.srv, n.ptr, n.len);
+    return o && !for_put && pms_job_may_read(c->port.job, o) ? o : NULL;
 }
 
 static void do_put(pms_peer *c, const pmc_msg *m)
 {
     pms_job *j = kvs_of(c, m, true);
-    const pms_persona *p = c->srv->persona;
+    const pms_persona *p = c->port.srv->persona;
     pmc_slice k = val_of(m, "key"), v = val_of(m, "value");
     if (MUT(c, "v1-put-positional") && m->npairs >= 3) {
         k = m->pairs[1].val; /* PAIR-1 broken: "kvsname key value" by position */
@@ -278,10 +278,10 @@ static void do_put(pms_peer *c, const pmc_msg *m)
         put_result(c, 0); /* V1-6 broken: answered, nothing stored */
         return;
     }
-    if (MUT(c, "v1-put-keeps-last-only") && j == c->job && c->rank >= 0)
-        pms_kvs_clear(&j->ranks[c->rank].pending); /* V1CMD-9 broken: earlier puts lost */
+    if (MUT(c, "v1-put-keeps-last-only") && j == c->port.job && c->port.rank >= 0)
+        pms_kvs_clear(&j->ranks[c->port.rank].pending); /* V1CMD-9 broken: earlier puts lost */
     bool again = k.ptr && (pms_kvs_get(&j->kvs, k.ptr, k.len) ||
-                           (c->rank >= 0 && pms_kvs_get(&j->ranks[c->rank].pending, k.ptr, k.len)));
+                           (c->port.rank >= 0 && pms_kvs_get(&j->ranks[c->port.rank].pending, k.ptr, k.len)));
     if ((!k.ptr || !v.ptr) && p->missing_key_null) {
         put_result(c, 0); /* Slurm: nothing stored, rc=0 (observed) */
         return;
@@ -290,7 +290,7 @@ static void do_put(pms_peer *c, const pmc_msg *m)
         v = (pmc_slice){ "", 0 };
     int rc;
     (void)p;
-    pms_kvs_store(j, c, PMC_WIRE_V1, k, v, &rc);
+    pms_kvs_store(j, &c->port, PMC_WIRE_V1, k, v, &rc);
     if (again && !rc && MUT(c, "v1-put-again-rc-nonzero"))
         rc = PMS_RC_FAIL; /* V1CMD-9 broken: replaced, yet answered as a failure */
     put_result(c, rc);
@@ -300,37 +300,37 @@ static void do_get(pms_peer *c, const pmc_msg *m)
 {
     char msg[160]; /* lives until pms_reply_send: the encoder points into it */
     pms_job *j = kvs_of(c, m, false);
-    const pms_persona *p = c->srv->persona;
+    const pms_persona *p = c->port.srv->persona;
     pmc_slice k = val_of(m, "key");
     pmc_slice n = val_of(m, "kvsname");
-    if (p->kvsname_must_match && n.ptr && !pmc_slice_eq(n, c->job->id) &&
-        !pms_kvs_lookup(c->job, c, k) &&
+    if (p->kvsname_must_match && n.ptr && !pmc_slice_eq(n, c->port.job->id) &&
+        !pms_kvs_lookup(c->port.job, &c->port, k) &&
         !(p->getjobattr_kvs && pmc_slice_eq(k, "PMI_dead_processes"))) {
         /* Hydra's proxy answers the keys it holds whatever the kvsname; a
          * miss goes to mpiexec, which ends the job on a foreign kvsname
          * (mpich-wire.md §4.3, M3; the reference transcripts' kvsname=x) */
-        pms_protocol_fatal(c, "get of a key not held, naming another job's kvsname");
+        pms_protocol_fatal(&c->port, "get of a key not held, naming another job's kvsname");
         return;
     }
     if (!j) {
-        pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "get_result", no_thrid);
+        pmc_enc *e = pms_reply_begin(&c->port, PMC_WIRE_V1, "get_result", no_thrid);
         pmc_enc_int(e, "rc", PMS_RC_FAIL);
         pmc_enc_str(e, "msg", "kvsname_not_accessible");
-        pms_reply_send(c);
+        pms_reply_send(&c->port);
         return;
     }
     /* persona v1_put_hidden: PMI-1 puts wait for the barrier, the putter's own too */
-    const pms_kv *kv = p->v1_put_hidden ? pms_kvs_get(&j->kvs, k.ptr, k.len) : pms_kvs_lookup(j, c, k);
+    const pms_kv *kv = p->v1_put_hidden ? pms_kvs_get(&j->kvs, k.ptr, k.len) : pms_kvs_lookup(j, &c->port, k);
     if (!kv && p->getjobattr_kvs && pmc_slice_eq(k, "PMI_dead_processes")) {
         /* Hydra answers this one in the proxy: an empty list */
         char buf[4096];
         pms_dead_processes(j, buf, sizeof buf);
-        pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "get_result", no_thrid);
+        pmc_enc *e = pms_reply_begin(&c->port, PMC_WIRE_V1, "get_result", no_thrid);
         pmc_enc_int(e, "rc", 0);
         if (p->v1_msg)
             pmc_enc_str(e, "msg", "success");
         pmc_enc_str(e, "value", buf);
-        pms_reply_send(c);
+        pms_reply_send(&c->port);
         return;
     }
     if (!kv && pmc_slice_eq(k, "PMI_process_mapping")) {
@@ -339,7 +339,7 @@ static void do_get(pms_peer *c, const pmc_msg *m)
             pms_kvs_put(&j->kvs, k.ptr, k.len, buf, strlen(buf), false);
         kv = pms_kvs_get(&j->kvs, k.ptr, k.len);
     }
-    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "get_result", no_thrid);
+    pmc_enc *e = pms_reply_begin(&c->port, PMC_WIRE_V1, "get_result", no_thrid);
     if (kv) {
         pmc_enc_int(e, "rc", 0);
         if (p->v1_msg)
@@ -357,50 +357,50 @@ static void do_get(pms_peer *c, const pmc_msg *m)
             pmc_enc_str(e, "value", "unknown");
         }
     }
-    pms_reply_send(c);
+    pms_reply_send(&c->port);
 }
 
 static void do_finalize(pms_peer *c)
 {
     if (MUT(c, "v1-finalize-closes")) {
-        pms_port_close(c, "finalize"); /* V1CMD-17 broken: closed, never answered */
+        pms_port_close(&c->port, "finalize"); /* V1CMD-17 broken: closed, never answered */
         return;
     }
     if (!MUT(c, "v1-finalize-unanswered")) { /* V1CMD-17 broken: no answer */
         pmc_enc *e = begin(c, MUT(c, "v1-finalize-wrong-name") ? "finalize_result" : "finalize_ack",
                            true);
         (void)e;
-        pms_reply_send(c);
+        pms_reply_send(&c->port);
     }
-    c->finalized = true;
-    if (c->job && c->rank >= 0)
-        c->job->ranks[c->rank].state = PMS_RANK_FINALIZED;
-    if (!c->srv->cfg.finalize_linger) /* linger: see pms_config */
-        pms_port_close_after(c, true);
-    if (c->job)
-        pms_waits_recheck(c->job);
+    c->port.finalized = true;
+    if (c->port.job && c->port.rank >= 0)
+        c->port.job->ranks[c->port.rank].state = PMS_RANK_FINALIZED;
+    if (!c->port.srv->cfg.finalize_linger) /* linger: see pms_config */
+        pms_port_close_after(&c->port, true);
+    if (c->port.job)
+        pms_waits_recheck(c->port.job);
 }
 
 static void do_abort(pms_peer *c, const pmc_msg *m)
 {
     long long code = 1;
     int got = pmc_msg_get_int(m, "exitcode", &code);
-    if (got == 0 && (MUT(c, "v1-abort-no-exitcode-fatal") || c->srv->persona->v1_abort_needs_exitcode)) {
-        pms_protocol_fatal(c, "abort without exitcode: a NULL read"); /* V1CMD-21 broken */
+    if (got == 0 && (MUT(c, "v1-abort-no-exitcode-fatal") || c->port.srv->persona->v1_abort_needs_exitcode)) {
+        pms_protocol_fatal(&c->port, "abort without exitcode: a NULL read"); /* V1CMD-21 broken */
         return;
     }
     if (got < 0) /* V1CMD-21: 1 when malformed; the mutant reads it as atoi does */
-        code = MUT(c, "v1-abort-exitcode-atoi") || c->srv->persona->v1_abort_atoi
+        code = MUT(c, "v1-abort-exitcode-atoi") || c->port.srv->persona->v1_abort_atoi
                    ? strtoll(val_of(m, "exitcode").ptr, NULL, 10)
                    : 1;
-    pms_job *j = c->job;
+    pms_job *j = c->port.job;
     if (MUT(c, "v1-abort-ignored"))
         return; /* V1CMD-21 broken: the job goes on */
     j->aborted = true;
     j->exit_code = (int)code;
-    pms_log(c->srv, 0, "rank %d of %s aborts with exit code %lld", c->rank, j->id, code);
-    if (c->srv->ev.abort)
-        c->srv->ev.abort(c->srv->ev.ctx, j, c->rank, true, (int)code, "");
+    pms_log(c->port.srv, 0, "rank %d of %s aborts with exit code %lld", c->port.rank, j->id, code);
+    if (c->port.srv->ev.abort)
+        c->port.srv->ev.abort(c->port.srv->ev.ctx, j, c->port.rank, true, (int)code, "");
 }
 
 /* publish/unpublish/lookup: Hydra 4.0 adds info=ok (even on failure, except
@@ -408,10 +408,10 @@ static void do_abort(pms_peer *c, const pmc_msg *m)
  * others rc only. */
 static void name_reply(pms_peer *c, const char *resp, bool ok, const char *port, const char *fail)
 {
-    const pms_persona *p = c->srv->persona;
+    const pms_persona *p = c->port.srv->persona;
     bool slurm_style = !p->v1_msg && p->nameserv_replace;
     bool lookup = port != NULL || strcmp(resp, "lookup_result") == 0;
-    pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, resp, no_thrid);
+    pmc_enc *e = pms_reply_begin(&c->port, PMC_WIRE_V1, resp, no_thrid);
     if (MUT(c, "v1-publish-no-rc") && strcmp(resp, "publish_result") == 0)
         slurm_style = true; /* RC-2 broken: info only */
     if (slurm_style)
@@ -425,19 +425,19 @@ static void name_reply(pms_peer *c, const char *resp, bool ok, const char *port,
         if (p->v1_msg)
             pmc_enc_str(e, "msg", ok ? "success" : fail);
     }
-    pms_reply_send(c);
+    pms_reply_send(&c->port);
 }
 
 static void do_publish(pms_peer *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "service"), port = val_of(m, "port");
-    if ((!n.ptr || !port.ptr) && c->srv->persona->missing_key_null) {
+    if ((!n.ptr || !port.ptr) && c->port.srv->persona->missing_key_null) {
         name_reply(c, "publish_result", true, NULL, NULL); /* Slurm: info=ok (observed) */
         return;
     }
-    int r = pms_kvs_put(&c->srv->names, n.ptr, n.len, port.ptr, port.len,
-                        c->srv->persona->nameserv_replace);
-    name_reply(c, "publish_result", r > 0 || (r == 0 && c->srv->persona->nameserv_replace), NULL,
+    int r = pms_kvs_put(&c->port.srv->names, n.ptr, n.len, port.ptr, port.len,
+                        c->port.srv->persona->nameserv_replace);
+    name_reply(c, "publish_result", r > 0 || (r == 0 && c->port.srv->persona->nameserv_replace), NULL,
                "key_already_present");
 }
 
@@ -446,16 +446,16 @@ static void do_unpublish(pms_peer *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "service");
     bool ok = n.ptr && (MUT(c, "v1-unpublish-keeps") /* NAME-6 broken: nothing removed */
-                            ? pms_kvs_get(&c->srv->names, n.ptr, n.len) != NULL
-                            : pms_kvs_del(&c->srv->names, n.ptr, n.len));
-    name_reply(c, "unpublish_result", ok || c->srv->persona->unpublish_always_ok, NULL,
+                            ? pms_kvs_get(&c->port.srv->names, n.ptr, n.len) != NULL
+                            : pms_kvs_del(&c->port.srv->names, n.ptr, n.len));
+    name_reply(c, "unpublish_result", ok || c->port.srv->persona->unpublish_always_ok, NULL,
                "service_not_found");
 }
 
 static void do_lookup(pms_peer *c, const pmc_msg *m)
 {
     pmc_slice n = val_of(m, "service");
-    const pms_kv *kv = n.ptr ? pms_kvs_get(&c->srv->names, n.ptr, n.len) : NULL;
+    const pms_kv *kv = n.ptr ? pms_kvs_get(&c->port.srv->names, n.ptr, n.len) : NULL;
     if (!kv && MUT(c, "v1-lookup-miss-found")) {
         name_reply(c, "lookup_result", true, "", NULL); /* NAME-5 broken: rc=0 port= */
         return;
@@ -467,8 +467,8 @@ void pms_handle_v1(pms_peer *c, const pmc_msg *m)
 {
     switch (m->cmd) {
     case PMC_V1_INIT:
-        if (c->srv->persona->v1_init_once && c->version) {
-            pms_unknown_command(c, m); /* the init line is read only as the first message */
+        if (c->port.srv->persona->v1_init_once && c->version) {
+            pms_unknown_command(&c->port, m); /* the init line is read only as the first message */
             return;
         }
         do_init(c, m);
@@ -479,22 +479,22 @@ void pms_handle_v1(pms_peer *c, const pmc_msg *m)
     if (!need_rank(c, m))
         return;
     if (c->version == 2 && MUT(c, "v1-on-v2-refused")) {
-        pms_unknown_command(c, m); /* CLASS-2 broken: PMI-1 only on a 1.x connection */
+        pms_unknown_command(&c->port, m); /* CLASS-2 broken: PMI-1 only on a 1.x connection */
         return;
     }
-    const pms_persona *p = c->srv->persona;
+    const pms_persona *p = c->port.srv->persona;
     switch (m->cmd) {
     case PMC_V1_GET_MAXES: do_get_maxes(c); break;
     case PMC_V1_GET_APPNUM: /* V1CMD-6 broken by two mutants: no appnum, or a wrong one */
         do_simple_int(c, "appnum", "appnum",
-                      MUT(c, "v1-appnum-wrong") ? 3 : p->appnum ? p->appnum : c->srv->cfg.appnum,
+                      MUT(c, "v1-appnum-wrong") ? 3 : p->appnum ? p->appnum : c->port.srv->cfg.appnum,
                       MUT(c, "v1-appnum-missing"));
         break;
     case PMC_V1_GET_UNIVERSE_SIZE: /* V1CMD-8 broken by two mutants: no size, or 0 */
         do_simple_int(c, "universe_size", "size",
                       MUT(c, "v1-universe-zero") ? 0
-                      : c->srv->cfg.universe_size ? c->srv->cfg.universe_size
-                      : p->getjobattr_kvs ? -1 : c->job->size,
+                      : c->port.srv->cfg.universe_size ? c->port.srv->cfg.universe_size
+                      : p->getjobattr_kvs ? -1 : c->port.job->size,
                       MUT(c, "v1-universe-missing"));
         break;
     case PMC_V1_GET_MY_KVSNAME: do_my_kvsname(c); break;
@@ -502,10 +502,10 @@ void pms_handle_v1(pms_peer *c, const pmc_msg *m)
     case PMC_V1_GET: do_get(c, m); break;
     case PMC_V1_BARRIER_IN:
         if (m->npairs && MUT(c, "v1-group-refused")) { /* V1CMD-16 broken: 1.2 announced */
-            pms_reply_error(c, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL, "no group barriers");
+            pms_reply_error(&c->port, PMC_WIRE_V1, m->name, no_thrid, PMS_RC_FAIL, "no group barriers");
             break;
         }
-        pms_barrier_enter(c, m);
+        pms_barrier_enter(&c->port, m);
         break;
     case PMC_V1_FINALIZE: do_finalize(c); break;
     case PMC_V1_ABORT: do_abort(c, m); break;
@@ -513,15 +513,15 @@ void pms_handle_v1(pms_peer *c, const pmc_msg *m)
     case PMC_V1_UNPUBLISH_NAME: do_unpublish(c, m); break;
     case PMC_V1_LOOKUP_NAME: do_lookup(c, m); break;
     case PMC_V1_SPAWN:
-        pms_spawn_v1(c, m);
-        if (!c->pmi1_spawn && MUT(c, "v1-spawn-two-results")) {
-            pmc_enc *e = pms_reply_begin(c, PMC_WIRE_V1, "spawn_result", no_thrid);
+        pms_spawn_v1(&c->port, m);
+        if (!c->port.pmi1_spawn && MUT(c, "v1-spawn-two-results")) {
+            pmc_enc *e = pms_reply_begin(&c->port, PMC_WIRE_V1, "spawn_result", no_thrid);
             pmc_enc_int(e, "rc", 0); /* V1CMD-20 broken: a second spawn_result */
-            pms_reply_send(c);
+            pms_reply_send(&c->port);
         }
         break;
     default:
-        pms_unknown_command(c, m); /* V1CMD-25 */
+        pms_unknown_command(&c->port, m); /* V1CMD-25 */
         break;
     }
 }

@@ -10,25 +10,25 @@
 
 void pms_v1_serve_bytes(pms_peer *c, const char *buf, size_t len)
 {
-    pmc_decoder_opts o = c->srv->dopts;
+    pmc_decoder_opts o = c->port.srv->dopts;
     pmc_decoder *d = pmc_decoder_new(&o);
     if (!d || pmc_decoder_feed(d, buf, len) < 0) {
         if (d)
             pmc_decoder_free(d);
-        pms_port_close(c, "out of memory");
+        pms_port_close(&c->port, "out of memory");
         return;
     }
     pmc_msg m;
     pmc_error e;
     int rc;
-    while (!c->dead && (rc = pmc_decoder_next(d, &m, &e)) != PMC_AGAIN) {
+    while (!c->port.dead && (rc = pmc_decoder_next(d, &m, &e)) != PMC_AGAIN) {
         if (rc == PMC_MSG) {
-            c->srv->serve(c, &m);
+            c->port.srv->serve(c, &m);
         } else if (e.fatal) {
-            pms_port_close(c, "framing error in a rewritten line");
+            pms_port_close(&c->port, "framing error in a rewritten line");
             break;
         } else {
-            pms_reply_error(c, e.wire, e.cmd, e.thrid, pms_rc_of(e.code), "%s: %s",
+            pms_reply_error(&c->port, e.wire, e.cmd, e.thrid, pms_rc_of(e.code), "%s: %s",
                             pmc_errcode_name(e.code), e.detail);
         }
     }

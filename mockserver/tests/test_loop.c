@@ -126,7 +126,7 @@ static void backpressure(void)
     client(&E, &a, 0);
     client(&E, &b, 1);
     CHECK(fullinit(&a, 0) && fullinit(&b, 1), "fullinit");
-    pms_conn *ca = E.job->ranks[0].peer->ctx; /* the port over its connection (peer.c) */
+    pms_conn *ca = E.job->ranks[0].port->ctx; /* the port over its connection (peer.c) */
 
     enum { N = 20000 };
     pmc_out req = request("job-getid");

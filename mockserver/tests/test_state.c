@@ -1,7 +1,7 @@
 /* The state layer of pmi-mockserver driven without a socket (issue 23):
- * jobs, ranks, the KVS, fences and spawn know processes as peers bound to
- * (job, rank) and answer through the reply port (pms_port_ops).  Here the
- * port is a buffer per peer: no connection, no event loop, no dispatcher.
+ * jobs, ranks, the KVS, fences and spawn know processes as (job, rank) and
+ * answer through their reply port (pms_port).  Here the port is a buffer
+ * per rank: no connection, no peer, no event loop, no dispatcher.
  *
  *   fence   1,000 ranks put a key each and enter kvs-fence; nobody is
  *           answered before the last one enters, then every rank gets one
@@ -10,7 +10,7 @@
  *           answered through the port: the launcher hook sees both
  *           commands, the child job exists with the spawner, its size and
  *           the preput key, and the answer is spawn-response rc=0.
- *   closed  a port that closes its peer while the others wait in the next
+ *   closed  a port that closes while the others wait in the next
  *           fence: each of them is answered once, rc=1 (FENCE-9), through
  *           the state layer's close path.
  *
@@ -42,28 +42,28 @@ typedef struct box {
     char why[128];
 } box;
 
-static box *box_of(pms_peer *p)
+static box *box_of(pms_port *p)
 {
     return p->ctx;
 }
 
-static pmc_out *t_out(pms_peer *p)
+static pmc_out *t_out(pms_port *p)
 {
     return &box_of(p)->got;
 }
 
-static void t_send(pms_peer *p, pmc_out *o, size_t before)
+static void t_send(pms_port *p, pmc_out *o, size_t before)
 {
     (void)p, (void)o, (void)before; /* encoded in place: kept */
     box_of(p)->replies++;
 }
 
-static void t_raw(pms_peer *p, const void *buf, size_t len)
+static void t_raw(pms_port *p, const void *buf, size_t len)
 {
     pmc_out_append(&box_of(p)->got, buf, len);
 }
 
-static void t_close(pms_peer *p, const char *why)
+static void t_close(pms_port *p, const char *why)
 {
     box *b = box_of(p);
     b->closed = true;
@@ -71,41 +71,41 @@ static void t_close(pms_peer *p, const char *why)
     p->dead = true;
     /* what peer.c does when its connection closes */
     if (p->job) {
-        pms_waits_drop_peer(p->job, p);
+        pms_waits_drop_port(p->job, p);
         if (p->rank >= 0 && !p->finalized)
             pms_job_rank_gone(p->job, p->rank);
     }
 }
 
-static void t_close_after(pms_peer *p, bool flush)
+static void t_close_after(pms_port *p, bool flush)
 {
     (void)flush;
     t_close(p, "close after");
 }
 
-static void t_stop_reading(pms_peer *p, const char *why)
+static void t_stop_reading(pms_port *p, const char *why)
 {
     (void)why;
     p->deaf = true;
 }
 
-static void t_shut_reads(pms_peer *p)
+static void t_shut_reads(pms_port *p)
 {
     (void)p;
 }
 
-static void t_drop_input(pms_peer *p)
+static void t_drop_input(pms_port *p)
 {
     (void)p;
 }
 
-static size_t t_pending(const pms_peer *p)
+static size_t t_pending(const pms_port *p)
 {
     (void)p;
     return 0;
 }
 
-static void t_fatal(pms_peer *p, const char *why)
+static void t_fatal(pms_port *p, const char *why)
 {
     t_close(p, why);
 }
@@ -116,21 +116,18 @@ static const pms_port_ops test_port = {
     .pending_input = t_pending, .fatal = t_fatal,
 };
 
-static pms_peer *peer_new(pms_server *s, pms_job *j, int rank, box *b)
+static pms_port *port_new(pms_server *s, pms_job *j, int rank, box *b)
 {
-    pms_peer *p = calloc(1, sizeof *p);
+    pms_port *p = calloc(1, sizeof *p);
     p->ops = &test_port;
     p->ctx = b;
     p->srv = s;
     p->id = 100000 + rank;
     p->rank = -1;
-    p->claim = -1;
     if (!pms_job_bind(j, p, rank)) {
         free(p);
         return NULL;
     }
-    p->version = 2;
-    p->fullinit = true;
     return p;
 }
 
@@ -204,13 +201,13 @@ static void fence_1000(void)
     CHECK(s->persona->fence_barrier, "strict's kvs-fence is a barrier (the test relies on it)");
     pms_job *j = pms_job_create(s, RANKS, NULL);
     static box b[RANKS];
-    static pms_peer *p[RANKS];
+    static pms_port *p[RANKS];
     for (int r = 0; r < RANKS; r++) {
         memset(&b[r], 0, sizeof b[r]);
-        p[r] = peer_new(s, j, r, &b[r]);
+        p[r] = port_new(s, j, r, &b[r]);
         CHECK(p[r], "bind rank %d", r);
     }
-    CHECK(!peer_new(s, j, 7, &b[7]), "a rank bound twice");
+    CHECK(!port_new(s, j, 7, &b[7]), "a rank bound twice");
     req q = { 0 };
     for (int r = 0; r < RANKS; r++) {
         char k[32], v[32];
@@ -275,7 +272,7 @@ static void fence_1000(void)
     for (int r = 0; r < RANKS; r++) {
         pmc_out_free(&b[r].got);
         free(p[r]);
-        j->ranks[r].peer = NULL;
+        j->ranks[r].port = NULL;
     }
     pmc_out_free(&q.out);
     pmc_decoder_free(q.dec);
@@ -327,7 +324,7 @@ static void spawn_through_port(void)
     pms_set_events(s, &ev);
     pms_job *j = pms_job_create(s, 2, NULL);
     box b = { 0 };
-    pms_peer *p = peer_new(s, j, 1, &b);
+    pms_port *p = port_new(s, j, 1, &b);
     CHECK(p, "bind rank 1");
     req q = { 0 };
     pmc_enc *e = req_begin(&q, "spawn");
@@ -373,7 +370,7 @@ static void spawn_through_port(void)
     }
     pmc_out_free(&b.got);
     free(p);
-    j->ranks[1].peer = NULL;
+    j->ranks[1].port = NULL;
     pmc_out_free(&q.out);
     pmc_decoder_free(q.dec);
     pms_server_free(s);
