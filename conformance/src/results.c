@@ -504,6 +504,13 @@ int pcf_baseline_apply(pcf_results *rs, const char *path, bool strict, FILE *err
             }
             also |= 1u << av;
         }
+        /* ... and the verdict that baseline listed beside them: the set
+         * stays the same whichever of them the published run gave */
+        const char *bvs = published && alsov ? pcf_json_string(pcf_json_get(ent, "baseline_verdict"))
+                                             : NULL;
+        int bv = bvs ? pcf_verdict_parse(bvs) : -1;
+        if (bv >= 0)
+            also |= 1u << bv;
         for (size_t k = 0; k < rs->n; k++)
             if (strcmp(rs->r[k].e->c->id, id) == 0) {
                 rs->r[k].baseline_listed = true;
