@@ -15,6 +15,8 @@ typedef struct pf_answer {
     unsigned nreq;  /* requests it wrote in all: it reads the answer to the last as
                      * its nreq-th message, so the input's messages before that one
                      * got it there and the ones after it were never read */
+    unsigned req_len; /* the last request's bytes (0 when longer than req) */
+    char req[240];
 } pf_answer;
 
 /* The library wrote reqs[0..nreqs) while reading input[0..n). */
