@@ -1,10 +1,11 @@
 /* libpmiclient (this project's PMI-2 client) through the client kit: the
  * input is what the server answers.  The calls go as deep as a whole job
- * does, each needing a sensible answer to the one before, then through the
- * rest of the PMI-2 API a job may call (spawn, connect, disconnect) and the
- * library's groups extension (pmi2ext.h: construct, get, invite, events,
- * join, destruct), so every call of the library is a parser a server's
- * answer reaches.  The seeds are mock-server sessions of the first part
+ * does, each needing a sensible answer to the one before; then, whether or
+ * not those went through, the rest of the PMI-2 API a job may call (spawn,
+ * connect, disconnect) and the library's groups extension (pmi2ext.h:
+ * construct, get, invite, events, join, destruct): every call but
+ * PMI2_Abort (which ends the process) is a parser a server's answer
+ * reaches.  The seeds are mock-server sessions of the first part
  * (init to unpublish): answers to the rest are the fuzzer's to find. */
 #include <pmi2.h>
 #include <pmi2ext.h>
@@ -54,6 +55,7 @@ static void groups(void)
     PMI2X_Group_result_free(res);
 }
 
+/* The rest of the PMI-2 API a job may call. */
 static int more(void)
 {
     int rank, size, ints[8], outn, found, errors[2];
@@ -71,23 +73,34 @@ static int more(void)
            PMI2_Job_Disconnect(child) == PMI2_SUCCESS && PMI2_Initialized();
 }
 
+/* A whole job's calls, each needing a sensible answer to the one before. */
+static int job(void)
+{
+    int len, found, ints[8], outn;
+    char jobid[64], val[256], port[128];
+    return PMI2_Job_GetId(jobid, sizeof jobid) == PMI2_SUCCESS &&
+           PMI2_KVS_Put("key0", "value0") == PMI2_SUCCESS && PMI2_KVS_Fence() == PMI2_SUCCESS &&
+           PMI2_KVS_Get(jobid, PMI2_ID_NULL, "key0", val, sizeof val, &len) == PMI2_SUCCESS &&
+           PMI2_Info_GetJobAttr("PMI_process_mapping", val, sizeof val, &found) == PMI2_SUCCESS &&
+           PMI2_Info_PutNodeAttr("node-key", "node-value") == PMI2_SUCCESS &&
+           PMI2_Info_GetNodeAttr("node-key", val, sizeof val, &found, 0) == PMI2_SUCCESS &&
+           PMI2_Info_GetJobAttrIntArray("universeSize", ints, 8, &outn, &found) == PMI2_SUCCESS &&
+           PMI2_Nameserv_publish("svc", NULL, "port-0") == PMI2_SUCCESS &&
+           PMI2_Nameserv_lookup("svc", NULL, port, sizeof port) == PMI2_SUCCESS &&
+           PMI2_Nameserv_unpublish("svc", NULL) == PMI2_SUCCESS;
+}
+
+/* Each part of the API in turn, whether or not the one before went
+ * through: a part that failed on its answer leaves the next to read the
+ * messages that follow. */
 static void api(void)
 {
-    int spawned, size, rank, appnum, len, found, ints[8], outn;
-    char jobid[64], val[256], port[128];
+    int spawned, size, rank, appnum;
     if (PMI2_Init(&spawned, &size, &rank, &appnum) != PMI2_SUCCESS)
         return;
-    if (PMI2_Job_GetId(jobid, sizeof jobid) == PMI2_SUCCESS &&
-        PMI2_KVS_Put("key0", "value0") == PMI2_SUCCESS && PMI2_KVS_Fence() == PMI2_SUCCESS &&
-        PMI2_KVS_Get(jobid, PMI2_ID_NULL, "key0", val, sizeof val, &len) == PMI2_SUCCESS &&
-        PMI2_Info_GetJobAttr("PMI_process_mapping", val, sizeof val, &found) == PMI2_SUCCESS &&
-        PMI2_Info_PutNodeAttr("node-key", "node-value") == PMI2_SUCCESS &&
-        PMI2_Info_GetNodeAttr("node-key", val, sizeof val, &found, 0) == PMI2_SUCCESS &&
-        PMI2_Info_GetJobAttrIntArray("universeSize", ints, 8, &outn, &found) == PMI2_SUCCESS &&
-        PMI2_Nameserv_publish("svc", NULL, "port-0") == PMI2_SUCCESS &&
-        PMI2_Nameserv_lookup("svc", NULL, port, sizeof port) == PMI2_SUCCESS &&
-        PMI2_Nameserv_unpublish("svc", NULL) == PMI2_SUCCESS)
-        more() && (groups(), 1);
+    job();
+    more();
+    groups();
     PMI2_Finalize();
 }
 

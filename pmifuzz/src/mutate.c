@@ -66,6 +66,12 @@ static size_t attempt(uint8_t *data, size_t size, size_t max, pf_rng *r)
     if (s.focus > s.nmsg && pf_chance(r, 1, 2)) {
         applied = op_named("answer")->fn(&c);
         rounds = applied ? 0 : rounds;
+    } else if (s.focus && s.focus <= s.nmsg && pf_chance(r, 1, 4)) {
+        /* It stopped at a message it could not use: this input is in the
+         * corpus for what that message reached; an answer in its place (or
+         * before it) takes the session on past it. */
+        applied = op_named("answer")->fn(&c);
+        rounds = applied ? 0 : rounds;
     }
     for (size_t i = 0; i < rounds; i++) {
         const pf_op *op = s.nmsg ? choose(r, cfg) : op_named("new-msg");
