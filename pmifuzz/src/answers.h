@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rng.h"
+
 typedef struct pf_answer {
     int cmd;        /* the request's pmc_cmd; PMC_CMD_UNKNOWN when none recorded */
     char thrid[24]; /* its thrid, "" when it had none */
@@ -23,5 +25,10 @@ typedef struct pf_answer {
 void pf_answer_record(const uint8_t *input, size_t n, const char *reqs, size_t nreqs);
 /* The last request recorded for exactly this input; false when none. */
 int pf_answer_lookup(const uint8_t *input, size_t n, pf_answer *out);
+
+/* One of the inputs that took a client library furthest (more than beyond
+ * requests), copied into out; its length, or 0 when none fits max.  Only a
+ * client kit's runs fill this: elsewhere it is always 0. */
+size_t pf_answer_deep(pf_rng *r, unsigned beyond, uint8_t *out, size_t max);
 
 #endif
