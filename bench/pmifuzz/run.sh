@@ -15,6 +15,7 @@
 #   to crash   executions (and seconds) until the first crash; "-" when none
 #              within the time.  The planted server runs once per bug
 #              (PLANTED=pairs, PLANTED=abort); Slurm's libpmi2 has its own.
+# CASES="mockserver: pmiclient:" runs only those (pilots; a bench run runs all).
 # Needs `cmake --preset fuzz && cmake --build --preset fuzz && cmake --build build/fuzz --target kit-plain`.
 set -euo pipefail
 secs=${1:-60} reps=${2:-3} build=${3:-build/fuzz} seeds=${4:-corpus}
@@ -56,7 +57,7 @@ median_crash() { sed 's/^-$/999999999999/' | median | sed 's/^999999999999$/-/';
 printf '| harness | mutator | edges (median) | execs | execs to crash (median) | found in | runs |\n'
 printf '|---|---|---:|---:|---:|---:|---|\n'
 ratios=
-cases="planted:pairs planted:abort mockserver: pmiclient: pmiclient_v1: slurm_pmi2:"
+cases=${CASES:-"planted:pairs planted:abort mockserver: pmiclient: pmiclient_v1: slurm_pmi2:"}
 for c in $cases; do
     name=${c%%:*} bug=${c#*:}
     [ -x "$fz/kit-$name" ] || continue

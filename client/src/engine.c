@@ -84,7 +84,7 @@ int pmic_engine_init(pmic_engine *e, pmic_io *io, pmic_tagmode mode, int debug)
     /* Be generous with what servers send: Hydra 4.1+ stores and returns
      * values of any size, and PMI2_KVS_Get reports long values to the
      * caller instead of failing. */
-    o.limits.max_val = 1u << 20;
+    o.limits.max_val = PMIC_MAX_VAL;
     o.limits.max_frame = 999999;
     o.limits.max_line = 1u << 20;
     o.limits.max_message = 4u << 20;

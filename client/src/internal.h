@@ -14,6 +14,9 @@
 /* Only the PMI_* and PMI2_* entry points leave the library. */
 #define PMIC_EXPORT __attribute__((visibility("default")))
 
+/* The longest value the library's decoder takes from a server. */
+#define PMIC_MAX_VAL (1 << 20)
+
 /* Internal status of a call; the API files map it to PMI_/PMI2_ codes. */
 typedef enum pmic_status {
     PMIC_OK = 0,

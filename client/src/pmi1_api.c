@@ -281,9 +281,12 @@ static int clique(int **ranks)
         return -1;
     int n = -1;
     if (!pmic_S.singleton) {
-        char *map = malloc((size_t)pmic_S.vallen_max + 1);
-        if (map && kvs_get(pmic_S.jobid, "PMI_process_mapping", map, pmic_S.vallen_max + 1) ==
-                       PMI_SUCCESS)
+        /* the server's vallen_max, but no more than a value the decoder
+         * takes (PMIC_MAX_VAL): a huge announced limit is no reason to
+         * allocate it */
+        int len = pmic_S.vallen_max < PMIC_MAX_VAL ? pmic_S.vallen_max : PMIC_MAX_VAL;
+        char *map = malloc((size_t)len + 1);
+        if (map && kvs_get(pmic_S.jobid, "PMI_process_mapping", map, len + 1) == PMI_SUCCESS)
             n = pmic_mapping_local_ranks(map, pmic_S.size, pmic_S.rank, out);
         free(map);
     }

@@ -5,6 +5,7 @@
  * logs, the session drives the engine, never the reverse. */
 #include "internal.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,10 +111,10 @@ static pmic_status initack(void)
             return st;
         }
         long long v;
-        if (pmic_resp_int(r, "size", &v) == 1 && v > 0) {
+        if (pmic_resp_int(r, "size", &v) == 1 && v > 0 && v <= INT_MAX) {
             pmic_S.size = (int)v;
             have_size = true;
-        } else if (pmic_resp_int(r, "rank", &v) == 1 && v >= 0) {
+        } else if (pmic_resp_int(r, "rank", &v) == 1 && v >= 0 && v < INT_MAX) {
             pmic_S.rank = (int)v;
             have_rank = true;
         } else if (pmic_resp_int(r, "debug", &v) == 1) {
@@ -160,14 +161,19 @@ static pmic_status start_v1(void)
     if ((st = v1_query("get_maxes", "maxes", &r)) != PMIC_OK)
         return st;
     bool bad = false;
-    pmic_S.kvsname_max = (int)get_int_or(r, "kvsname_max", 256, &bad);
-    pmic_S.keylen_max = (int)get_int_or(r, "keylen_max", 64, &bad);
-    pmic_S.vallen_max = (int)get_int_or(r, "vallen_max", 1024, &bad);
+    long long kn = get_int_or(r, "kvsname_max", 256, &bad);
+    long long kl = get_int_or(r, "keylen_max", 64, &bad);
+    long long vl = get_int_or(r, "vallen_max", 1024, &bad);
     pmic_resp_free(r);
-    if (bad || pmic_S.kvsname_max < 1 || pmic_S.keylen_max < 1 || pmic_S.vallen_max < 1) {
+    /* each is an int to the API (PMI_KVS_Get_*_length_max): a larger one
+     * would wrap, a negative one pass as huge */
+    if (bad || kn < 1 || kl < 1 || vl < 1 || kn > INT_MAX || kl > INT_MAX || vl > INT_MAX) {
         fail("malformed maxes");
         return PMIC_E_PROTO;
     }
+    pmic_S.kvsname_max = (int)kn;
+    pmic_S.keylen_max = (int)kl;
+    pmic_S.vallen_max = (int)vl;
     if ((st = v1_query("get_appnum", "appnum", &r)) != PMIC_OK)
         return st;
     pmic_S.appnum = (int)get_int_or(r, "appnum", 0, &bad);
@@ -258,7 +264,8 @@ static pmic_status start_v2(void)
     long long appnum = get_int_or(r, "appnum", 0, &bad);     /* FULLINIT-10: any integer */
     long long ver = get_int_or(r, "pmi-version", 2, &bad);  /* FULLINIT-8 */
     /* FULLINIT-9: rc, rank and size decide. */
-    if (!pmic_resp_ok(r) || bad || rank < 0 || size < 1 || rank >= size || ver != 2) {
+    if (!pmic_resp_ok(r) || bad || rank < 0 || size < 1 || rank >= size || size > INT_MAX ||
+        ver != 2) {
         fail("fullinit refused or incomplete: %s", pmic_resp_ok(r) ? "rank/size missing or "
                                                                      "malformed"
                                                                    : errtext(r));

@@ -1,12 +1,14 @@
 /* libpmiclient's PMI-1 API (pmi.h) through the client kit: a whole job's
  * calls over PMI-1 lines, each needing a sensible answer to the one before,
- * and then the rest of the PMI-1 API a job may call (clique, limits,
- * spawn).  The seeds are mock-server sessions of the first part (init to
+ * and then, whether or not those went through, the rest of the PMI-1 API a
+ * job may call (clique, limits, spawn): every call but PMI_Abort (which
+ * ends the process).  The seeds are mock-server sessions of the first part (init to
  * unpublish): answers to the rest are the fuzzer's to find. */
 #include <pmi.h>
 
 #include "pmifuzz/harness.h"
 
+/* The rest of the PMI-1 API a job may call. */
 static void more(void)
 {
     int n, ranks[8], errors[3];
@@ -22,22 +24,33 @@ static void more(void)
         PMI_Spawn_multiple(2, cmds, argvs, maxprocs, ninfo, infos, 1, &pre, errors);
 }
 
+/* A whole job's calls, each needing a sensible answer to the one before. */
+static int job(void)
+{
+    int n, len;
+    char kvs[256], val[1024], port[256];
+    return PMI_Get_size(&n) == PMI_SUCCESS && PMI_Get_rank(&n) == PMI_SUCCESS &&
+           PMI_Get_universe_size(&n) == PMI_SUCCESS && PMI_Get_appnum(&n) == PMI_SUCCESS &&
+           PMI_KVS_Get_name_length_max(&len) == PMI_SUCCESS &&
+           PMI_KVS_Get_my_name(kvs, sizeof kvs) == PMI_SUCCESS &&
+           PMI_KVS_Put(kvs, "key0", "value0") == PMI_SUCCESS &&
+           PMI_KVS_Commit(kvs) == PMI_SUCCESS && PMI_Barrier() == PMI_SUCCESS &&
+           PMI_KVS_Get(kvs, "key0", val, sizeof val) == PMI_SUCCESS &&
+           PMI_Publish_name("svc", "port-0") == PMI_SUCCESS &&
+           PMI_Lookup_name("svc", port) == PMI_SUCCESS &&
+           PMI_Unpublish_name("svc") == PMI_SUCCESS;
+}
+
+/* Each part of the API in turn, whether or not the one before went
+ * through: a part that failed on its answer leaves the next to read the
+ * messages that follow. */
 static void api(void)
 {
-    int spawned, n, len;
-    char kvs[256], val[1024], port[256];
+    int spawned;
     if (PMI_Init(&spawned) != PMI_SUCCESS)
         return;
-    if (PMI_Get_size(&n) == PMI_SUCCESS && PMI_Get_rank(&n) == PMI_SUCCESS &&
-        PMI_Get_universe_size(&n) == PMI_SUCCESS && PMI_Get_appnum(&n) == PMI_SUCCESS &&
-        PMI_KVS_Get_name_length_max(&len) == PMI_SUCCESS &&
-        PMI_KVS_Get_my_name(kvs, sizeof kvs) == PMI_SUCCESS &&
-        PMI_KVS_Put(kvs, "key0", "value0") == PMI_SUCCESS && PMI_KVS_Commit(kvs) == PMI_SUCCESS &&
-        PMI_Barrier() == PMI_SUCCESS && PMI_KVS_Get(kvs, "key0", val, sizeof val) == PMI_SUCCESS &&
-        PMI_Publish_name("svc", "port-0") == PMI_SUCCESS &&
-        PMI_Lookup_name("svc", port) == PMI_SUCCESS &&
-        PMI_Unpublish_name("svc") == PMI_SUCCESS)
-        more();
+    job();
+    more();
     PMI_Finalize();
 }
 

@@ -896,6 +896,10 @@ void pms_ring_enter(pms_port *c, const pmc_msg *m)
     pmc_msg_get(m, "ring-right", &r);
     pms_wait *w = pms_wait_add(j, PMS_WAIT_RING, c, m);
     if (w) {
+        /* the ring's neighbours, in place of what a stray key= or group=
+         * pair of the request put there */
+        free(w->key);
+        free(w->group);
         w->key = pms_strndup(l.ptr ? l.ptr : "", l.len);
         w->group = pms_strndup(r.ptr ? r.ptr : "", r.len);
         w->epoch = (int)count;

@@ -9,17 +9,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rng.h"
+
 typedef struct pf_answer {
     int cmd;        /* the request's pmc_cmd; PMC_CMD_UNKNOWN when none recorded */
     char thrid[24]; /* its thrid, "" when it had none */
     unsigned nreq;  /* requests it wrote in all: it reads the answer to the last as
                      * its nreq-th message, so the input's messages before that one
                      * got it there and the ones after it were never read */
+    unsigned req_len; /* the last request's bytes (0 when longer than req) */
+    char req[240];
 } pf_answer;
 
 /* The library wrote reqs[0..nreqs) while reading input[0..n). */
 void pf_answer_record(const uint8_t *input, size_t n, const char *reqs, size_t nreqs);
 /* The last request recorded for exactly this input; false when none. */
 int pf_answer_lookup(const uint8_t *input, size_t n, pf_answer *out);
+
+/* One of the inputs that took a client library furthest (more than beyond
+ * requests), copied into out; its length, or 0 when none fits max.  Only a
+ * client kit's runs fill this: elsewhere it is always 0. */
+size_t pf_answer_deep(pf_rng *r, unsigned beyond, uint8_t *out, size_t max);
 
 #endif

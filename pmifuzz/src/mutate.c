@@ -66,6 +66,12 @@ static size_t attempt(uint8_t *data, size_t size, size_t max, pf_rng *r)
     if (s.focus > s.nmsg && pf_chance(r, 1, 2)) {
         applied = op_named("answer")->fn(&c);
         rounds = applied ? 0 : rounds;
+    } else if (s.focus && s.focus <= s.nmsg && pf_chance(r, 1, 4)) {
+        /* It stopped at a message it could not use: this input is in the
+         * corpus for what that message reached; an answer in its place (or
+         * before it) takes the session on past it. */
+        applied = op_named("answer")->fn(&c);
+        rounds = applied ? 0 : rounds;
     }
     for (size_t i = 0; i < rounds; i++) {
         const pf_op *op = s.nmsg ? choose(r, cfg) : op_named("new-msg");
@@ -153,6 +159,17 @@ static size_t byte_max(size_t size, size_t max)
 
 static size_t mutate(uint8_t *data, size_t size, size_t max, pf_rng *r)
 {
+    /* A client session grows one answer at a time at its frontier, and
+     * libFuzzer hands out the few inputs at the frontier no more often
+     * than the hundreds behind it: one time in four, work on an input
+     * that took the library further than this one did. */
+    pf_answer a;
+    unsigned here = pf_answer_lookup(data, size, &a) ? a.nreq : 0;
+    if (pf_chance(r, 1, 4)) {
+        size_t n = pf_answer_deep(r, here, data, max);
+        if (n)
+            size = n;
+    }
     size_t nmsg = pmifuzz_count_messages(data, size);
     /* undecodable input is mostly bytes; a decodable one keeps a byte path too */
     if ((nmsg == 0 && pf_chance(r, 3, 4)) || pf_chance(r, 1, 8))

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accepted.h"
 #include "answers.h"
 #include "bytes.h"
 #include "damage.h"
@@ -219,11 +220,109 @@ static int op_new_msg(pf_ctx *c)
     return 1;
 }
 
-/* Answer the last request a client library wrote for this input: its
- * reply from the schema, with the request's thrid, rc=0, found=TRUE, and
- * the reply's other keys typed, put where the library reads it: in place of
- * the message it stopped at (or just before it), or appended when the input
- * ran out there. */
+/* Answer the last request a client library wrote for this input, put
+ * where the library reads it: in place of the message it stopped at (or
+ * just before it), or appended when the input ran out there.  Two times in
+ * three, when there is one, an answer of that command the library took
+ * before (accepted.c), with the request's thrid, and half of those with one
+ * value changed: the response is valid and its values agree, so the run
+ * goes on past it, and the change probes one value at a time.  Otherwise
+ * the reply from the schema: the request's thrid, rc=0, found=TRUE, the
+ * other keys plausible (small counts, TRUE) or typed. */
+/* The value of key in the request a (decoded again from its bytes), copied
+ * into s's arena; 0 when the request has no such key. */
+static int request_value(pf_stream *s, const pf_answer *a, pmc_slice key, pmc_slice *out)
+{
+    if (!a->req_len)
+        return 0;
+    pmc_decoder_opts o;
+    pf_decoder_opts(&o);
+    pmc_decoder *d = pmc_decoder_new(&o);
+    pmc_msg m;
+    pmc_error e;
+    size_t used = 0;
+    int found = 0;
+    if (d && pmc_decode_buffer(d, a->req, a->req_len, 0, &m, &e, &used) == PMC_MSG) {
+        const pmc_pair *p = pmc_msg_findn(&m, key.ptr, key.len);
+        if (p) {
+            *out = pf_arena_dup(&s->arena, p->val.ptr, p->val.len);
+            found = 1;
+        }
+    }
+    pmc_decoder_free(d);
+    return found;
+}
+
+/* A key that counts indexed keys of cs (infocount for infokey<i>). */
+static int counts_keys(const pmc_cmdspec *cs, const char *name)
+{
+    for (size_t j = 0; j < cs->nkeys; j++)
+        if ((cs->keys[j].flags & PMC_K_INDEXED) && cs->keys[j].count_key &&
+            strcmp(cs->keys[j].count_key, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* The reply from the schema.  Half the time as a server that follows it
+ * writes one: most optional keys present, counts 0 with no indexed keys,
+ * a key the request also had echoed half the time (a name, members),
+ * other values plausible; otherwise keys at random, values typed. */
+static void answer_from_schema(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs, const pf_answer *a)
+{
+    int plausible = pf_chance(c->r, 1, 2);
+    for (size_t k = 0; k < cs->nkeys; k++) {
+        const pmc_keyspec *ks = &cs->keys[k];
+        pmc_slice key = pmc_slice_cstr(ks->name), val;
+        if (pmc_slice_eq(key, "thrid") || (ks->flags & PMC_K_ALIAS))
+            continue;
+        if (pmc_slice_eq(key, "rc")) {
+            val = PMC_SLICE_LIT("0");
+        } else if (pmc_slice_eq(key, "found")) {
+            val = PMC_SLICE_LIT("TRUE");
+        } else if (!plausible) {
+            if (!(ks->flags & PMC_K_REQUIRED) && !pf_chance(c->r, 1, 2))
+                continue;
+            val = pf_typed_value(&c->s->arena, c->r, ks->type);
+        } else {
+            if ((ks->flags & PMC_K_INDEXED) ||
+                (!(ks->flags & PMC_K_REQUIRED) && !pf_chance(c->r, 3, 4)))
+                continue;
+            if (counts_keys(cs, ks->name))
+                val = PMC_SLICE_LIT("0");
+            else if (!(pf_chance(c->r, 1, 2) && request_value(c->s, a, key, &val)))
+                val = pf_plausible_value(&c->s->arena, c->r, ks->type);
+        }
+        pf_item_add(c->s, it, it->n, pf_spec_key(&c->s->arena, c->r, ks), val);
+    }
+}
+
+/* One value of an accepted answer changed (thrid and rc stay): typed, at a
+ * limit, or dropped. */
+static void answer_probe(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs)
+{
+    if (!it->n)
+        return;
+    size_t i = pf_below(c->r, it->n);
+    pmc_slice key = it->kv[i].key;
+    if (pmc_slice_eq(key, "thrid") || pmc_slice_eq(key, "rc") || pmc_slice_eq(key, "cmd"))
+        return;
+    uint8_t type = PMC_T_STR;
+    for (size_t k = 0; k < cs->nkeys; k++)
+        if (pmc_slice_eq(key, cs->keys[k].name))
+            type = cs->keys[k].type;
+    switch (pf_below(c->r, 4)) {
+    case 0:
+        pf_item_del(it, i);
+        break;
+    case 1:
+        it->kv[i].val = pf_limit_value(&c->s->arena, c->r, limit_budget(c));
+        break;
+    default:
+        it->kv[i].val = pf_typed_value(&c->s->arena, c->r, type);
+        break;
+    }
+}
+
 static int op_answer(pf_ctx *c)
 {
     pf_answer a;
@@ -241,23 +340,17 @@ static int op_answer(pf_ctx *c)
         return 0;
     c->grown = 1; /* a session grows by its answers: not held to the limit */
     set_cmd(c, it, cs);
+    if (pf_chance(c->r, 2, 3) && pf_accepted_fill(c->s, it, (int)cs->id, c->r)) {
+        for (size_t i = it->n; i-- > 0;) /* the thrid is this request's */
+            if (pmc_slice_eq(it->kv[i].key, "thrid"))
+                pf_item_del(it, i);
+        if (pf_chance(c->r, 1, 2))
+            answer_probe(c, it, cs);
+    } else {
+        answer_from_schema(c, it, cs, &a);
+    }
     if (a.thrid[0])
         pf_item_add(c->s, it, 0, PMC_SLICE_LIT("thrid"), pmc_slice_cstr(a.thrid));
-    for (size_t k = 0; k < cs->nkeys; k++) {
-        const pmc_keyspec *ks = &cs->keys[k];
-        pmc_slice key = pmc_slice_cstr(ks->name), val;
-        if (pmc_slice_eq(key, "thrid") || (ks->flags & PMC_K_ALIAS))
-            continue;
-        if (pmc_slice_eq(key, "rc"))
-            val = PMC_SLICE_LIT("0");
-        else if (pmc_slice_eq(key, "found"))
-            val = PMC_SLICE_LIT("TRUE");
-        else if ((ks->flags & PMC_K_REQUIRED) || pf_chance(c->r, 1, 2))
-            val = pf_typed_value(&c->s->arena, c->r, ks->type);
-        else
-            continue;
-        pf_item_add(c->s, it, it->n, pf_spec_key(&c->s->arena, c->r, ks), val);
-    }
     return 1;
 }
 

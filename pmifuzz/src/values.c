@@ -68,6 +68,29 @@ pmc_slice pf_typed_value(pf_arena *a, pf_rng *r, uint8_t type)
     return pf_arena_dup(a, v, strlen(v));
 }
 
+pmc_slice pf_plausible_value(pf_arena *a, pf_rng *r, uint8_t type)
+{
+    static const char *const small[] = { "0", "1", "2", "4" };
+    static const char *const words[] = { "1", "0", "x", "kvs_0", "0:0", "localhost:1" };
+    const char *v;
+    switch (type) {
+    case PMC_T_INT:
+    case PMC_T_UINT:
+        v = small[pf_below(r, 4)];
+        break;
+    case PMC_T_BOOL:
+        v = pf_chance(r, 3, 4) ? "TRUE" : "FALSE";
+        break;
+    case PMC_T_BOOLINT:
+        v = pf_below(r, 2) ? "TRUE" : small[pf_below(r, 2)];
+        break;
+    default:
+        v = words[pf_below(r, sizeof words / sizeof *words)];
+        break;
+    }
+    return pf_arena_dup(a, v, strlen(v));
+}
+
 pmc_slice pf_limit_value(pf_arena *a, pf_rng *r, size_t budget)
 {
     static const size_t lens[] = { 0, 1, 6, 7, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256,

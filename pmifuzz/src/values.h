@@ -10,6 +10,9 @@
 const pmc_cmdspec *pf_pick_cmd(pf_rng *r, pmifuzz_side side, unsigned wires);
 /* A value for a key of this type: usually well-formed, often at a boundary. */
 pmc_slice pf_typed_value(pf_arena *a, pf_rng *r, uint8_t type);
+/* A value a server following the schema would send: small counts, TRUE,
+ * a short word (a version, a rank below a size, a jobid, a procid). */
+pmc_slice pf_plausible_value(pf_arena *a, pf_rng *r, uint8_t type);
 /* A value whose length sits at or around a limit, at most budget bytes. */
 pmc_slice pf_limit_value(pf_arena *a, pf_rng *r, size_t budget);
 /* A key name: from the command's schema, from any command's, or bent. */
