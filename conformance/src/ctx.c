@@ -149,6 +149,15 @@ int pcf_expect(pcf_ctx *c, const char *reply, pmc_msg *m)
     case PWS_MSG:
         if (pmc_slice_eq(m->name, reply))
             return 0;
+        /* read after the deadline (a late wake on a loaded machine): by then
+         * the other ranks have moved on, and what they asked may answer this
+         * connection too; the server never answered what this rank sent in
+         * time, which is all that can be said of it */
+        if (pws_now_usec() > c->deadline) {
+            pcf_observe(c, "no-answer", "no %s within the deadline (%s came after it, when the "
+                        "other ranks had moved on)", reply, pcf_show(m, buf, sizeof buf));
+            return -1;
+        }
         pcf_observe(c, "wrong-response", "expected %s, got %s", reply, pcf_show(m, buf, sizeof buf));
         return -1;
     case PWS_TIMEOUT:
