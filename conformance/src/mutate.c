@@ -642,7 +642,8 @@ static void write_report(FILE *f, const mopts *o, size_t killed, size_t total, b
             ids = xrealloc(ids, (nids + 1) * sizeof *ids);
             ids[nids++] = g_ms[i].kills[k].id;
         }
-    qsort(ids, nids, sizeof *ids, cmp_str);
+    if (nids) /* none killed: ids is NULL, which qsort must not get */
+        qsort(ids, nids, sizeof *ids, cmp_str);
     {
         fprintf(f, "\nCases and the mutants they catch\n\n");
         for (size_t j = 0; j < nids; j++) {
