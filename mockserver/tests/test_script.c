@@ -149,7 +149,9 @@ static int case_delay(void)
     CHECK(tc_expect(&T[1], "kvs-get-response", 2000) && tc_is(&T[1], "value", "v1"),
           "rank 1 answered: %.*s", RAW(&T[1]));
     long long t1 = tc_now_us();
-    CHECK(t1 - t0 < 300000, "rank 1 waited %lld us behind rank 0's delayed answer", t1 - t0);
+    /* a timing bound: not under valgrind on a loaded machine (scripts/valgrind.sh) */
+    CHECK(getenv("PMC_UNDER_VALGRIND") || t1 - t0 < 300000,
+          "rank 1 waited %lld us behind rank 0's delayed answer", t1 - t0);
     CHECK(V2(&T[1], "job-getid") == 0 && tc_expect(&T[1], "job-getid-response", 2000),
           "rank 1 served again");
     CHECK(tc_recv(&T[0], 200) == 0, "rank 0's answer came early: %.*s", RAW(&T[0]));
