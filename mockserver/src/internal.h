@@ -360,6 +360,9 @@ void pms_wait_free(pms_wait *w);
 void pms_fence_enter(pms_port *c, const pmc_msg *m);
 void pms_barrier_enter(pms_port *c, const pmc_msg *m);
 void pms_waits_recheck(pms_job *j); /* answer whatever became answerable */
+/* A finalize answered (PMI-1 or PMI-2): the rank is done, its connection
+ * closes after the answer (unless linger), waits on it are rechecked. */
+void pms_port_finalize(pms_port *p);
 void pms_waits_drop_port(pms_job *j, pms_port *c);
 
 /* PMI-2 return codes (the pmi2.h values every implementation shares) */

@@ -999,6 +999,18 @@ pms_job *pms_job_at(const pms_server *s, size_t i)
     return i < s->njobs ? s->jobs[i] : NULL;
 }
 
+void pms_port_finalize(pms_port *p)
+{
+    p->finalized = true;
+    if (p->job && p->rank >= 0)
+        p->job->ranks[p->rank].state = PMS_RANK_FINALIZED;
+    /* every real server closes the connection after finalize */
+    if (!p->srv->cfg.finalize_linger) /* linger: see pms_config */
+        pms_port_close_after(p, true);
+    if (p->job)
+        pms_waits_recheck(p->job);
+}
+
 bool pms_rank_finalized(const pms_job *j, int rank)
 {
     return rank >= 0 && rank < j->size && j->ranks[rank].state == PMS_RANK_FINALIZED;

@@ -461,14 +461,7 @@ static void do_finalize(pms_peer *c, const pmc_msg *m)
 {
     if (!PMS_MUTANT(c->port.srv->persona, "finalize-no-response"))
         reply_rc(c, m, "finalize-response", 0);
-    c->port.finalized = true;
-    if (c->port.job && c->port.rank >= 0)
-        c->port.job->ranks[c->port.rank].state = PMS_RANK_FINALIZED;
-    /* every real server closes the connection after finalize */
-    if (!c->port.srv->cfg.finalize_linger) /* linger: see pms_config */
-        pms_port_close_after(&c->port, true);
-    if (c->port.job)
-        pms_waits_recheck(c->port.job);
+    pms_port_finalize(&c->port);
 }
 
 static void do_abort(pms_peer *c, const pmc_msg *m)
