@@ -1413,8 +1413,12 @@ bool pcf_cinit_failed(pcf_ctx *c, const pcf_crun *r, int rank, const char *call)
                      "answered its own subversion (INIT-7), which a client must accept, using "
                      "1.1 (INIT-9): --persona hydra-4.0 answers 1.1 and grades the rest",
                      r->persona);
-        pcf_observe(c, "init-failed", "rank %d: %s rc=%ld under %s, so %s was never called%s",
-                    rank, init, irc, r->persona, call, hint);
+        /* the library's own words say why (a response it could not use, ...) */
+        char why[260] = "";
+        if (r->ranks[rank].err[0])
+            snprintf(why, sizeof why, " (its stderr: %.200s)", r->ranks[rank].err);
+        pcf_observe(c, "init-failed", "rank %d: %s rc=%ld under %s%s, so %s was never called%s",
+                    rank, init, irc, r->persona, why, call, hint);
     }
     if (c->cur && !pcf_outcome_find(c->cur, "init-failed") &&
         strcmp(c->obs.outcome, "init-failed") == 0) {
@@ -1728,7 +1732,7 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
             continue;
         }
         for (int it = 0; it < o->repeat; it++) {
-            char tag[32];
+            char tag[48];
             snprintf(tag, sizeof tag, "c%zui%d", i, it);
             pcf_ctx_begin_case(&ctx, c, tag, c->timeout_ms ? c->timeout_ms : o->timeout_ms);
             if (it > 0) /* --repeat: fresh runs */

@@ -309,7 +309,7 @@ static void v2_reply(pms_peer *c, pmc_out *o, size_t before)
             v1_as_frame(c, o, before);
         return;
     }
-    static pmc_decoder *d;
+    static _Thread_local pmc_decoder *d; /* client mode serves runs on several threads */
     if (!d && !(d = pmc_decoder_new(NULL)))
         return;
     pmc_msg m;
@@ -535,7 +535,7 @@ static bool v2_request(pms_peer *c, const pmc_msg **mp)
             rcopy.thrid = (pmc_slice){ NULL, 0 }; /* CONCAT-11 broken */
     } else if (is(c, "spawn-counts-unchecked")) {
         /* SPAWN-5 broken: ncmds is whatever the segments make it */
-        static char n[24];
+        static _Thread_local char n[24];
         size_t segs = 0;
         for (size_t i = 0; i < rcopy.npairs; i++)
             segs += pmc_slice_eq(rp[i].key, "subcmd");
@@ -586,7 +586,7 @@ static bool acted_on(pms_peer *c, const pmc_error *e)
     const char *b = e->raw.ptr + 6, *eq = memchr(b, '=', e->raw.len - 6);
     if (!eq)
         return false;
-    static pmc_decoder *d;
+    static _Thread_local pmc_decoder *d; /* client mode serves runs on several threads */
     if (!d && !(d = pmc_decoder_new(&c->port.srv->dopts)))
         return false;
     size_t rest = e->raw.len - 6 - (size_t)(eq - b);
@@ -651,7 +651,7 @@ static bool v2_decode_error(pms_peer *c, const pmc_error *e)
             e->raw.len < 7)
             return false;
         /* the frame again with the missing ';': acted on as if it were there */
-        static pmc_decoder *d;
+        static _Thread_local pmc_decoder *d; /* client mode serves runs on several threads */
         if (!d && !(d = pmc_decoder_new(&c->port.srv->dopts)))
             return false;
         pmc_out_reset(&frame);

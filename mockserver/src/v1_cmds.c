@@ -184,7 +184,7 @@ static void do_simple_int(pms_peer *c, const char *resp, const char *key, long l
 static void do_my_kvsname(pms_peer *c)
 {
     char name[128];
-    static unsigned calls, asked[1024]; /* mutant only: one job per run of the suite */
+    static _Thread_local unsigned calls, asked[1024]; /* mutant only: one job per run of the suite */
     const char *n = c->port.job->id;
     if (MUT(c, "v1-kvsname-per-rank")) { /* V1CMD-7 broken: one name per process */
         snprintf(name, sizeof name, "%s_r%d", c->port.job->id, c->port.rank);
