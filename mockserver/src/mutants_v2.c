@@ -219,6 +219,9 @@ static bool val_is(long i, const char *v)
 }
 
 static _Thread_local pmc_out body, frame; /* built here, then put in place of the reply */
+/* Per thread (client mode serves runs on pool threads at once), made with
+ * the server's decoder options and freed with the server (v2_release). */
+static _Thread_local pmc_decoder *reply_dec, *actedon_dec, *unterm_dec;
 
 static void put(pmc_out *o, const char *p, size_t n)
 {
@@ -309,13 +312,12 @@ static void v2_reply(pms_peer *c, pmc_out *o, size_t before)
             v1_as_frame(c, o, before);
         return;
     }
-    static _Thread_local pmc_decoder *d; /* client mode serves runs on several threads */
-    if (!d && !(d = pmc_decoder_new(NULL)))
+    if (!reply_dec && !(reply_dec = pmc_decoder_new(NULL)))
         return;
     pmc_msg m;
     pmc_error err;
     size_t used = 0;
-    if (pmc_decode_buffer(d, p, n, 0, &m, &err, &used) != PMC_MSG || used != n ||
+    if (pmc_decode_buffer(reply_dec, p, n, 0, &m, &err, &used) != PMC_MSG || used != n ||
         m.npairs > XMAX)
         return;
     alen = 0;
@@ -586,8 +588,7 @@ static bool acted_on(pms_peer *c, const pmc_error *e)
     const char *b = e->raw.ptr + 6, *eq = memchr(b, '=', e->raw.len - 6);
     if (!eq)
         return false;
-    static _Thread_local pmc_decoder *d; /* client mode serves runs on several threads */
-    if (!d && !(d = pmc_decoder_new(&c->port.srv->dopts)))
+    if (!actedon_dec && !(actedon_dec = pmc_decoder_new(&c->port.srv->dopts)))
         return false;
     size_t rest = e->raw.len - 6 - (size_t)(eq - b);
     char len[16];
@@ -599,7 +600,7 @@ static bool acted_on(pms_peer *c, const pmc_error *e)
     pmc_msg m;
     pmc_error e2;
     size_t used;
-    if (pmc_decode_buffer(d, frame.buf, frame.len, 0, &m, &e2, &used) != PMC_MSG)
+    if (pmc_decode_buffer(actedon_dec, frame.buf, frame.len, 0, &m, &e2, &used) != PMC_MSG)
         return false;
     c->port.srv->serve(c, &m);
     return true;
@@ -651,8 +652,7 @@ static bool v2_decode_error(pms_peer *c, const pmc_error *e)
             e->raw.len < 7)
             return false;
         /* the frame again with the missing ';': acted on as if it were there */
-        static _Thread_local pmc_decoder *d; /* client mode serves runs on several threads */
-        if (!d && !(d = pmc_decoder_new(&c->port.srv->dopts)))
+        if (!unterm_dec && !(unterm_dec = pmc_decoder_new(&c->port.srv->dopts)))
             return false;
         pmc_out_reset(&frame);
         char len[16];
@@ -663,7 +663,7 @@ static bool v2_decode_error(pms_peer *c, const pmc_error *e)
         pmc_msg m;
         pmc_error e2;
         size_t used;
-        if (pmc_decode_buffer(d, frame.buf, frame.len, 0, &m, &e2, &used) != PMC_MSG)
+        if (pmc_decode_buffer(unterm_dec, frame.buf, frame.len, 0, &m, &e2, &used) != PMC_MSG)
             return false;
         c->port.srv->serve(c, &m);
         return true;
@@ -690,6 +690,10 @@ static void v2_release(void)
     rv = NULL;
     rvcap = 0;
     memset(&rcopy, 0, sizeof rcopy);
+    pmc_decoder_free(reply_dec);
+    pmc_decoder_free(actedon_dec);
+    pmc_decoder_free(unterm_dec);
+    reply_dec = actedon_dec = unterm_dec = NULL;
 }
 
 const pms_mutant_filters pms_mutant_v2_filters = {
