@@ -37,7 +37,14 @@ options:
   --random-total T     random gets per run, split over the ranks (64000)
   --timeout SEC        bound on every single run (120)
   --repeat K           run every configuration K times, report the median gets/s
-                       (default 3; a failed or timed-out attempt is reported instead)
+                       (default 3; a failed or timed-out attempt is reported instead);
+                       with --baseline-mockserver each new attempt is paired with
+                       the baseline attempt right after it, and "vs base" is the
+                       median of the K paired ratios (their spread is printed
+                       below the table)
+  --pin                servers on CPU 0, load generators on CPU 1 (taskset; needs
+                       2 CPUs): the scheduler no longer moves them around, which
+                       is most of the run-to-run scatter on a small machine
   --srun PATH          srun (default: srun from PATH when SLURM_CONF is set)
   --no-hydra           skip Hydra
   --no-slurm           skip Slurm
@@ -58,6 +65,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 client="" mock="" bare="" hydra="" srun="" noslurm=0 base=""
 sizes="16 64 256" hsizes="16 64 128" protos="2 1"
 rounds=3 rtotal=64000 tmo=120 nohydra=0 noproc=0 check=0 logdir="" repeat=3 last_status="" attempt=1
+pin=0 pin_srv="" pin_cli=""
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -77,6 +85,7 @@ while [ $# -gt 0 ]; do
     --no-slurm) noslurm=1 ;;
     --no-process) noproc=1 ;;
     --repeat) repeat=$2; shift ;;
+    --pin) pin=1 ;;
     --quick) sizes=8; rounds=2; rtotal=400; nohydra=1; noslurm=1; repeat=1 ;;
     --check) check=1 ;;
     --log) logdir=$2; shift ;;
@@ -117,9 +126,17 @@ if [ $noslurm = 0 ]; then
     fi
 fi
 
+if [ $pin = 1 ]; then
+    if [ "$(nproc)" -lt 2 ] || ! command -v taskset >/dev/null; then
+        echo "run.sh: --pin needs 2 CPUs and taskset" >&2; exit 2
+    fi
+    pin_srv="taskset -c 0" pin_cli="taskset -c 1"
+fi
+
 keep_log=1
 if [ -z "$logdir" ]; then logdir=$(mktemp -d "${TMPDIR:-/tmp}/bench-server.XXXXXX"); keep_log=0; fi
 mkdir -p "$logdir" || exit 2
+rm -f "$logdir/pairs"
 cleanup() { [ $keep_log = 0 ] && rm -rf "$logdir"; }
 trap cleanup EXIT
 # 256 virtual ranks plus the server's own descriptors
@@ -177,6 +194,38 @@ measure_mock() { # key base-key function args...
     done
     settle "$key"
     settle "$bkey"
+    pair "$key" "$bkey"
+}
+
+# The paired ratios new/base of attempt i (the two ran back to back, so a
+# change in the machine between attempts cancels): "median min max" of
+# gets/s and of server CPU per get, in PAIR[key].
+declare -A PAIR
+pair() { # key base-key
+    PAIR[$1]=$(paste -d ' ' <(grep -v '^$' <<<"${A[$1]}") <(grep -v '^$' <<<"${A[$2]}") | awk -v pool="$logdir/pairs" '
+        function f(line, name,   i, n, a, kv) {
+            n = split(line, a, " ")
+            for (i = 1; i <= n; i++) { split(a[i], kv, "="); if (kv[1] == name) v = kv[2] }
+            return v
+        }
+        function stats(x, n,   i, j, t) {
+            for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+            return sprintf("%.3f %.3f %.3f", (n % 2) ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2, x[1], x[n])
+        }
+        {
+            # the line holds both attempts: the first status= starts the new one
+            split($0, half, " status=")
+            nw = half[1]; bs = "status=" half[2]
+            if (nw !~ /^status=ok / || bs !~ /^status=ok /) next
+            g1 = f(nw, "gets_per_s"); g2 = f(bs, "gets_per_s"); c1 = f(nw, "server_us_per_get"); c2 = f(bs, "server_us_per_get")
+            v = ""
+            if (g2 + 0 > 0) { ng++; g[ng] = g1 / g2; printf "g %.5f\n", g1 / g2 >> pool }
+            if (c2 + 0 > 0 && c1 + 0 > 0) { nc++; c[nc] = c1 / c2; printf "c %.5f\n", c1 / c2 >> pool }
+        }
+        END {
+            if (ng) printf "%s", stats(g, ng); else printf "- - -"
+            if (nc) printf " %s %d\n", stats(c, nc), ng; else printf " - - - %d\n", ng
+        }')
 }
 
 # run an attempt function `repeat` times (stop at a timeout: a hung server
@@ -207,7 +256,7 @@ virtual_run() { # name server-cmd N proto extra-client-args
     local name=$1 N=$3 P=$4 extra=$5 out="$logdir/$1-virtual-$3-p$4-a$attempt"
     local spid port i rc
     # the server's own --timeout bounds it; $! is then the server itself (its CPU is read)
-    $2 >"$out.server" 2>&1 &
+    $pin_srv $2 >"$out.server" 2>&1 &
     spid=$!
     for i in $(seq 100); do grep -q '^PMI_SIZE=' "$out.server" 2>/dev/null && break; sleep 0.05; done
     port=$(sed -n 's/^PMI_PORT=//p' "$out.server" 2>/dev/null | head -1)
@@ -216,7 +265,7 @@ virtual_run() { # name server-cmd N proto extra-client-args
         record "$name/virtual/$N/$P" "$out.server" 2
         return
     fi
-    timeout -k 5 "$tmo" "$client" bench -n "$N" --port "$port" --server-pid "$spid" \
+    timeout -k 5 "$tmo" $pin_cli "$client" bench -n "$N" --port "$port" --server-pid "$spid" \
         $(client_args "$N" "$P") $extra >"$out" 2>&1
     rc=$?
     # give the server a moment to see every finalize, then make sure it is gone
@@ -229,7 +278,7 @@ process_run() { # name N proto launcher-args...
     local name=$1 N=$2 P=$3 out="$logdir/$1-process-$2-p$3-a$attempt"
     shift 3
     mkdir -p "$out.d"
-    timeout -k 5 "$tmo" "$@" "$client" bench --mode=process --out-dir "$out.d" \
+    timeout -k 5 "$tmo" $pin_srv "$@" $pin_cli "$client" bench --mode=process --out-dir "$out.d" \
         $(client_args "$N" "$P") >"$out" 2>&1
     record "$name/process/$N/$P" "$out" "$?"
     rm -rf "$out.d"
@@ -294,8 +343,8 @@ for key in "${rows[@]}"; do
         vb="$(ratio "$gps" "$(field "$bk" gets_per_s)") ($(ratio "$cpu" "$(field "$bk" server_us_per_get)"))"
     fi
     if [ -n "$base" ] && [ "$name" = mockserver ]; then
-        bk="baseline/$mode/$N/$P"
-        vbase="$(ratio "$gps" "$(field "$bk" gets_per_s)") ($(ratio "$cpu" "$(field "$bk" server_us_per_get)"))"
+        read -r gm _ _ cm _ _ _ <<<"${PAIR[$key]:-- - - - - - 0}"
+        vbase="$(awk -v g="$gm" -v c="$cm" 'BEGIN { printf "%s (%s)", g == "-" ? "-" : sprintf("%.3fx", g), c == "-" ? "-" : sprintf("%.3fx", c) }')"
     fi
     printf '%-14s %-8s %5s %6s %9s %10s %10s %10s %10s %9s %15s %15s  %s\n' "$name" "$mode" "$N" "PMI-$P" \
         "$gps" "$cpu" "$(field "$key" client_us_per_get)" "$(field "$key" fence_p50_us)" "$(field "$key" fence_p99_us)" "$vh" "$vb" "$vbase" "$st"
@@ -306,7 +355,35 @@ echo "gets/s: steady-state random gets; srv us/get: server CPU (all its threads,
 echo "proxy + mpiexec) per get; cli us/get: the load generator's CPU per get (all its ranks);"
 echo "fence in us; vs hydra: gets/s ratio at the same N and protocol; vs bare: gets/s ratio"
 echo "(server CPU per get ratio)."
-[ -n "$base" ] && echo "baseline: $base; vs base: gets/s ratio (server CPU per get ratio) of the same N, mode and protocol"
+if [ -n "$base" ]; then
+    echo "baseline: $base; vs base: the median of the paired gets/s ratios (server CPU per get"
+    echo "ratios) of the same N, mode and protocol, each new attempt over the baseline attempt"
+    echo "right after it.  Paired ratios, median [min, max]:"
+    for key in "${rows[@]}"; do
+        [ "${key%%/*}" = mockserver ] || continue
+        read -r gm gl gh cm cl ch np <<<"${PAIR[$key]:-- - - - - - 0}"
+        printf '  %-26s gets/s %s [%s, %s]   CPU per get %s [%s, %s]   (%s pairs)\n' "${key#mockserver/}" \
+            "$gm" "$gl" "$gh" "$cm" "$cl" "$ch" "$np"
+    done
+fi
+if [ -n "$base" ] && [ -s "$logdir/pairs" ]; then
+    # Every configuration's pairs together: the median ratio and its 95%
+    # confidence interval (distribution-free: the order statistics at
+    # n/2 -+ 0.98 sqrt(n), the sign test's interval for a median).
+    for k in g c; do
+        awk -v k=$k '$1 == k { print $2 }' "$logdir/pairs" | sort -g | awk -v k=$k '
+            { x[NR] = $1 }
+            END {
+                n = NR; if (!n) exit
+                m = (n % 2) ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+                d = 0.98 * sqrt(n); lo = int(n / 2 - d); hi = int(n / 2 + d + 1.5)
+                if (lo < 1) lo = 1; if (hi > n) hi = n
+                printf "all configurations pooled, %s: median %.3f, 95%% interval [%.3f, %.3f] (%d pairs)\n",
+                    k == "g" ? "gets/s ratio" : "server CPU per get ratio", m, x[lo], x[hi], n
+            }'
+    done
+fi
+[ $pin = 1 ] && echo "pinned: servers on CPU 0, load generators on CPU 1"
 # The target is PMI-2's: for PMI-1, Hydra's own rate is within 3x of the bare floor.
 for P in $protos; do
     [ "$P" = 2 ] || continue
