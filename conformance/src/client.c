@@ -1687,9 +1687,11 @@ int pcf_run_client(const pcf_opts *o, const char *persona, char **app)
     if (ref && ref->nreq == 0) {
         /* not a PMI client, or it could not start: nothing to grade */
         char b[100];
-        fprintf(stderr, "pmi2-conform: %s sent no PMI request (rank 0: %s)%s%.300s\n", app[0],
-                pcf_cstatus(ref, 0, b, sizeof b), ref->ranks[0].errlen ? "; stderr: " : "",
-                ref->ranks[0].err);
+        const pcf_crank *r0 = &ref->ranks[0];
+        fprintf(stderr, "pmi2-conform: %s sent no PMI request (rank 0: %s)%s%s%s%.300s\n", app[0],
+                pcf_cstatus(ref, 0, b, sizeof b),
+                r0->decode_err[0] ? "; what it wrote is not PMI: " : "", r0->decode_err,
+                r0->errlen ? "; stderr: " : "", r0->err);
         drop_runs();
         return PCF_EXIT_USAGE;
     }

@@ -39,6 +39,9 @@ check empty-client 2 'no case matches the selection' -- \
 # a client program that does not run
 check client-missing 2 'sent no PMI request' -- \
     "$conform" client -q --json "$out/client-missing" -- "$out/no-such-program"
+# a program that writes something that is not PMI: what it wrote is named
+check client-not-pmi 2 'what it wrote is not PMI: offset 0' -- \
+    "$conform" client -q 'client/api/*' -- sh -c 'echo hello >&"$PMI_FD"'
 # and a run that tested something keeps its verdict's status
 check graded 0 '' -- \
     "$conform" server -q --json "$out/graded" --launch "$mock -n {n} --timeout 60 --" \
