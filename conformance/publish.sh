@@ -152,6 +152,8 @@ server newcomer "python3 tests/peers/newcomer_server.py -n {n} --" --timeout 5
 if [ -x "$build/tests/newcomer1_server" ]; then # the same, PMI-1 only, in C
     server newcomer1 "$build/tests/newcomer1_server -n {n} --" --timeout 5
 fi
+# the same in Python asyncio, its ranks connected over PMI_PORT + PMI_ID (not PMI_FD)
+server newcomer3 "python3 tests/peers/newcomer3_server.py -n {n} --" --jobs 2 --timeout 5
 if [ -x "$build/tests/peers/newcomer2_server" ]; then # the same in C, a thread per connection
     server newcomer2 "$build/tests/peers/newcomer2_server -n {n} --" --timeout 5
 fi

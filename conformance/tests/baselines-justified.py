@@ -23,7 +23,7 @@ VERDICTS = {"PASS", "NON-STRICT", "UNSUPPORTED", "INFO", "FAIL", "ERROR", "TIMEO
             "SKIPPED", "FLAKY"}
 # published targets of real peers (not this project's mock): a baseline each
 REAL_PEERS = ["hydra-4.0.2", "hydra-4.0.2-2nodes", "slurm-22.05", "slurm-22.05-2nodes",
-              "newcomer", "newcomer1"]
+              "newcomer", "newcomer1", "newcomer3"]
 
 
 def baseline_name(target):
