@@ -242,7 +242,26 @@ static void run_connect_spawned(pcf_ctx *c)
         pcf_observe(c, "ok", "connect (%s), then disconnect", r.show);
 }
 
-/* RING-1: every rank sends ring-count=1, ring-left=L<r>, ring-right=R<r>. */
+/* RING-1: every rank sends ring-count=1, ring-left=L<r>, ring-right=R<r>.
+ * The ring's order is the server's (Slurm: its stepd tree, node by node, so
+ * under cyclic placement 0,2,1,3): each answer's ring-count is the process's
+ * position, and its neighbours are the processes one position before and
+ * after it.  Rank order is the special case one node (or block placement)
+ * gives.  To see the whole ring every rank shares its answer through the
+ * KVS after the collective; when that exchange fails, rank order is what
+ * is checked. */
+static bool ring_index(const char *v, char tag, int n, int *r)
+{
+    char *end;
+    if (v[0] != tag || !v[1])
+        return false;
+    long x = strtol(v + 1, &end, 10);
+    if (*end || x < 0 || x >= n)
+        return false;
+    *r = (int)x;
+    return true;
+}
+
 static void run_ring(pcf_ctx *c)
 {
     int r0 = pcf_rank(c), n = pcf_size(c);
@@ -275,12 +294,82 @@ static void run_ring(pcf_ctx *c)
     pmc_msg_get_int(&m, "ring-count", &count);
     pcf_get(&m, "ring-left", gl, sizeof gl);
     pcf_get(&m, "ring-right", gr, sizeof gr);
-    if (count != r0 || strcmp(gl, want_l) || strcmp(gr, want_r))
-        pcf_observe(c, "wrong-ring",
-                    "rank %d expected ring-count=%d;ring-left=%s;ring-right=%s, got %s", r0, r0,
-                    want_l, want_r, b);
-    else
+    bool rank_order = count == r0 && !strcmp(gl, want_l) && !strcmp(gr, want_r);
+    /* every rank takes part in the exchange (a fence), whatever it got */
+    if (n > 64) {
+        if (rank_order)
+            pcf_observe(c, "ok", "%s", b);
+        else
+            pcf_observe(c, "wrong-ring", "rank %d expected ring-count=%d;ring-left=%s;"
+                        "ring-right=%s, got %s", r0, r0, want_l, want_r, b);
+        return;
+    }
+    /* every rank's answer, through the KVS */
+    char key[32], mine[200];
+    snprintf(key, sizeof key, "pcf-ring-%d", r0);
+    snprintf(mine, sizeof mine, "%lld %.60s %.60s", count < -1 || count > 1000000 ? -1 : count,
+             gl[0] ? gl : "-", gr[0] ? gr : "-");
+    int pos[64], left[64], right[64];
+    bool shared = pcf_kvs_put(c, key, mine) == 0 && pcf_kvs_fence(c) == 0;
+    for (int r = 0; shared && r < n; r++) {
+        char v[200], a[64], z[64];
+        bool found = false;
+        long long p;
+        snprintf(key, sizeof key, "pcf-ring-%d", r);
+        if (pcf_kvs_get(c, key, &found, v, sizeof v, NULL) != 0 || !found ||
+            sscanf(v, "%lld %63s %63s", &p, a, z) != 3)
+            shared = false;
+        else {
+            pos[r] = (int)p;
+            if (!ring_index(a, 'R', n, &left[r]))
+                left[r] = -1;
+            if (!ring_index(z, 'L', n, &right[r]))
+                right[r] = -1;
+        }
+    }
+    if (!shared) {
+        if (rank_order)
+            pcf_observe(c, "ok", "%s", b);
+        else
+            pcf_observe(c, "wrong-ring", "rank %d expected ring-count=%d;ring-left=%s;"
+                        "ring-right=%s, got %s (the ranks' answers could not be shared through "
+                        "the KVS, so no other ring order was considered)", r0, r0, want_l,
+                        want_r, b);
+        return;
+    }
+    /* the ring in the server's order: at[p] is the rank at position p */
+    int at[64];
+    for (int p = 0; p < n; p++)
+        at[p] = -1;
+    char order[400] = "";
+    size_t ol = 0;
+    bool perm = true;
+    for (int r = 0; r < n; r++) {
+        if (pos[r] < 0 || pos[r] >= n || at[pos[r]] >= 0)
+            perm = false;
+        else
+            at[pos[r]] = r;
+    }
+    for (int p = 0; perm && p < n; p++)
+        ol += (size_t)snprintf(order + ol, ol < sizeof order ? sizeof order - ol : 0, "%s%d",
+                               p ? "," : "", at[p]);
+    if (!perm) {
+        pcf_observe(c, "wrong-ring", "the ring-counts of the %d ranks (each sent 1) are not "
+                    "their positions 0 to %d in any order; rank %d got %s", n, n - 1, r0, b);
+        return;
+    }
+    int me = pos[r0], prev = at[(me + n - 1) % n], next = at[(me + 1) % n];
+    if (left[r0] != prev || right[r0] != next) {
+        pcf_observe(c, "wrong-ring", "rank %d is at position %d of the server's ring (order %s): "
+                    "expected ring-left=R%d;ring-right=L%d (the values its neighbours in that "
+                    "order sent), got %s", r0, me, order, prev, next, b);
+        return;
+    }
+    if (rank_order)
         pcf_observe(c, "ok", "%s", b);
+    else
+        pcf_observe(c, "ok", "%s (the server's ring order %s: positions and neighbours agree)", b,
+                    order);
 }
 
 #define SPAWN_OUTCOMES                                                                           \
@@ -366,12 +455,17 @@ static const pcf_case cases[] = {
                     { "no-kvscopy", PCF_DEVIATES, NULL, "job-connect-response without kvscopy" },
                     { "disconnect-refused", PCF_DEVIATES, "JOB-4", "job-disconnect of a connected job refused" } } },
     { .id = "pmi2/ring/collective",
-      .desc = "ring over the job: the lower ranks' counts, the neighbours' values",
+      .desc = "ring over the job: each process's position in the ring, its neighbours' values",
       .clause = "RING-1",
-      .expected = "rank r: ring-count=r;ring-left=R<r-1>;ring-right=L<r+1> (each rank sent 1, L<r>, R<r>)",
+      .expected = "each rank sent 1, L<r>, R<r>: the counts are the positions 0..n-1 of a ring (rank order, or the server's), ring-left the R of the one before, ring-right the L of the one after (rank r: ring-count=r;ring-left=R<r-1>;ring-right=L<r+1> in rank order)",
       .flags = PCF_V2 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .run = run_ring,
       .outcomes = { FEATURE_OUTCOMES,
                     { "refused", PCF_UNSUPPORTED, NULL, "ring refused with rc!=0 (an error answer, whatever its errmsg: the optional feature is absent)" },
-                    { "wrong-ring", PCF_DEVIATES, NULL, "the counts or the neighbours' values are wrong" } } },
+                    { "wrong-ring", PCF_DEVIATES, NULL, "the counts or the neighbours' values are wrong" },
+                    /* the answers shared afterwards through the KVS (to see the
+                     * server's ring order): a KVS that refuses is graded by the
+                     * KVS cases; here rank order is checked instead */
+                    { "put-refused", PCF_INFO, "KVS-1", "the ranks' ring answers could not be shared (kvs-put refused): rank order checked" },
+                    { "fence-refused", PCF_INFO, "FENCE-1", "the ranks' ring answers could not be shared (kvs-fence refused): rank order checked" } } },
 };
 PCF_CASES(cases)
