@@ -96,24 +96,52 @@ static void run_unfenced_get(pcf_ctx *c)
     pcf_kvs_fence(c);
 }
 
-/* FENCE-5 (S5): rank 1 sends two fences back to back; rank 0 fences only
- * after a pause, having put a key first.  Whatever the fence style, the
- * key must be visible to rank 1 once its first fence is answered: a server
- * that counts fence calls completes the round without rank 0.  The pause
- * only decides whether a counting server is caught, never the verdict of a
- * correct one.  Every rank fences twice. */
+/* FENCE-5 (S5): one rank (the double sender) sends two fences back to
+ * back; another (the late rank) fences only after a pause, having put a key
+ * first.  Whatever the fence style, the key must be visible to the double
+ * sender once its first fence is answered: a server that counts fence calls
+ * completes the round without the late rank.  The pause only decides
+ * whether a counting server is caught, never the verdict of a correct one.
+ * Every rank fences twice.  A server that counts per node (Slurm: each
+ * stepd counts its own tasks' fences, then one message upstream) shows the
+ * defect only when the two share a node; on another node the late rank's
+ * node holds the round until it comes.  So the roles are chosen by the
+ * node map: the first two ranks of a node that has two (ranks 0 and 1 when
+ * every rank is on one host). */
+static void dupf_roles(pcf_ctx *c, int *late, int *dbl)
+{
+    int n = pcf_size(c);
+    *late = 0;
+    *dbl = 1;
+    for (int k = 0; k < pcf_nodes(c); k++) {
+        int a = -1;
+        for (int q = 0; q < n; q++)
+            if (pcf_node_of(c, q) == k) {
+                if (a < 0)
+                    a = q;
+                else {
+                    *late = a;
+                    *dbl = q;
+                    return;
+                }
+            }
+    }
+}
+
 static void run_duplicate_fence(pcf_ctx *c)
 {
     char key[64], ta[48], tb[48], tg[48];
     snprintf(key, sizeof key, "%s-dupf", pcf_tag(c));
-    if (pcf_rank(c) == 0) {
+    int late, dbl;
+    dupf_roles(c, &late, &dbl);
+    if (pcf_rank(c) == late) {
         pcf_pause_ms(c, 1500);
         if (pcf_kvs_put(c, key, "from-rank-0") || pcf_kvs_fence(c) || pcf_kvs_fence(c))
             return;
         pcf_observe(c, "ok", "put, then fenced twice after a pause");
         return;
     }
-    if (pcf_rank(c) != 1) {
+    if (pcf_rank(c) != dbl) {
         if (pcf_kvs_fence(c) == 0 && pcf_kvs_fence(c) == 0)
             pcf_observe(c, "ok", "fenced twice");
         return;
@@ -133,7 +161,7 @@ static void run_duplicate_fence(pcf_ctx *c)
     p2r first;
     if (p2_expect(c, "kvs-fence-response", &first))
         return;
-    /* the first round is over for rank 1: rank 0's key must be visible */
+    /* the first round is over for the double sender: the late key must be visible */
     pmc_enc_begin(&e, PMC_WIRE_V2, "kvs-get");
     pmc_enc_str(&e, "thrid", tg);
     pmc_enc_str(&e, "key", key);
@@ -145,11 +173,12 @@ static void run_duplicate_fence(pcf_ctx *c)
     if (p2_collect(c, 2, names, thrids, rest, NULL))
         return;
     if (p2_value_is(&rest[1], "from-rank-0", 11))
-        pcf_observe(c, "ok", "rank 0's key was visible after the first fence response");
+        pcf_observe(c, "ok", "rank %d's key was visible after the first fence response%s", late,
+                    pcf_nodes(c) > 1 ? " (both ranks on one node)" : "");
     else
         pcf_observe(c, "round-completed-early",
-                    "two fences from this rank completed a round rank 0 had not joined: %s",
-                    rest[1].show);
+                    "two fences from rank %d completed a round rank %d had not joined%s: %s",
+                    dbl, late, pcf_nodes(c) > 1 ? " (both on one node)" : "", rest[1].show);
 }
 
 static const pcf_case cases[] = {
@@ -194,16 +223,18 @@ static const pcf_case cases[] = {
     { .id = "pmi2/fence/duplicate-fence",
       .desc = "two fences from one rank do not complete a round another rank has not joined (S5)",
       .clause = "FENCE-5",
-      .expected = "rank 0's key, put before its late fence, is visible to rank 1 after its first fence",
-      .steps = "In a launch of its own: rank 0 waits 1.5 s, puts <tag>-dupf = from-rank-0 and "
-               "fences twice; ranks 2 and up fence twice.\n"
-               "Rank 1 sends two kvs-fence requests back to back (thrids <tag>-fa, <tag>-fb) and, "
-               "once the first fence answer comes, kvs-get of <tag>-dupf.\n"
-               "Rank 0's key must be found: a server that counts fence requests instead of "
-               "processes completes the round without rank 0 (S5) and answers not found: "
-               "\"round-completed-early\".\n"
+      .expected = "the late rank's key, put before its late fence, is visible to the double sender after its first fence (the two on one node)",
+      .steps = "In a launch of its own, two ranks on one node (ranks 0 and 1 on one host; on "
+               "several, the first two ranks of the first node that has two): the late rank "
+               "waits 1.5 s, puts <tag>-dupf = from-rank-0 and fences twice; every other rank "
+               "but the double sender fences twice.\n"
+               "The double sender sends two kvs-fence requests back to back (thrids <tag>-fa, "
+               "<tag>-fb) and, once the first fence answer comes, kvs-get of <tag>-dupf.\n"
+               "The late rank's key must be found: a server that counts fence requests instead "
+               "of processes (in the job, or per node) completes the round without it (S5) and "
+               "answers not found: \"round-completed-early\".\n"
                "A fence never answered (the rounds out of step) is \"no-answer\", also a FAIL.",
-      .flags = PCF_V2 | PCF_DESTRUCTIVE | PCF_COLLECTIVE, .min_ranks = 2,
+      .flags = PCF_V2 | PCF_DESTRUCTIVE | PCF_COLLECTIVE | PCF_PLACED, .min_ranks = 2,
       .run = run_duplicate_fence,
       /* on a server that counts fence calls, how the rounds go out of step
        * depends on which rank's fences arrive first: one rank may be told
