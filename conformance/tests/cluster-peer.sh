@@ -6,6 +6,8 @@
 #   cluster-peer.sh SERVER MODE PMI2_CONFORM CLUSTER_DIR WORKDIR [CASE...]
 #
 #   SERVER  slurm: srun -N {nodes} --mpi=pmi2 (--nodes 2), --recover resets the cluster
+#           slurm-cyclic: the same with -m cyclic (cases whose roles follow the
+#           node map must give the block placement's published verdicts)
 #           hydra: mpiexec.hydra's ssh launcher, scripts/cluster-exec.sh
 #   MODE    run: the cases; sigkill: the orchestrator is killed mid-run and
 #           its ranks on both nodes must exit by themselves (hostile.sh)
@@ -40,6 +42,9 @@ orch=$(mktemp -d "${TMPDIR:-/tmp}/pcf-cluster-peer.XXXXXX")
 case "$server" in
     slurm) tmpl='srun -N {nodes} --mpi=pmi2 -n {n}'
            recover="'$root/scripts/cluster.sh' reset '$cluster' >/dev/null 2>&1" ;;
+    slurm-cyclic) # the ranks dealt round the nodes (node0: 0,2; node1: 1,3)
+           tmpl='srun -N {nodes} -m cyclic --mpi=pmi2 -n {n}'
+           recover="'$root/scripts/cluster.sh' reset '$cluster' >/dev/null 2>&1" ;;
     hydra) tmpl="mpiexec.hydra -launcher ssh -launcher-exec '$root/scripts/cluster-exec.sh' -hosts node0,node1 -n {n}"
            recover=true ;;
     *) echo "cluster-peer.sh: unknown server $server" >&2; exit 2 ;;
@@ -52,7 +57,7 @@ for n in $(cat "$cluster/nodes"); do ls -A "$cluster/$n/tmp" > "$work/tmp-before
 # the published two-node report is the baseline: every verdict as published
 # (a deviating case runs once more alone: Slurm's verdicts vary under load)
 case "$server" in
-    slurm) baseline=$root/results/slurm-22.05-2nodes/json/index.json ;;
+    slurm|slurm-cyclic) baseline=$root/results/slurm-22.05-2nodes/json/index.json ;;
     hydra) baseline=$root/results/hydra-4.0.2-2nodes/json/index.json ;;
 esac
 "$conform" server -v --launch "$tmpl" --nodes 2 --timeout 2 --recover "$recover" \
