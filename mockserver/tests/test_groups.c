@@ -612,7 +612,10 @@ START_TEST(script_faults)
     REQ(&T[1], "group-construct", "grp", "s", "method", "collective", "leaders", L(2, 0, 1));
     EXPECT(&T[0], "group-construct-response");
     RC(&T[0], 0);
-    ck_assert_int_lt(tc_now_us() - t0, 400000);
+    /* rank 0 is not delayed with rank 1 (a time bound valgrind's slowdown
+     * would break; the lower bound below still shows the delay) */
+    if (!getenv("PMC_UNDER_VALGRIND"))
+        ck_assert_int_lt(tc_now_us() - t0, 400000);
     REQ(&T[0], "group-invite", "grp", "si", "members", P(J, 1));
     EXPECT(&T[1], "group-construct-response");
     RC(&T[1], 0);
