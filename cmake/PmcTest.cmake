@@ -35,7 +35,7 @@ set(PMC_TEST_SKIP_CODE 77)
 # Only the order matters; a test not listed costs 0 (it fills the gaps).
 set(PMC_TEST_COSTS
     conformance.newcomer2 147
-    conformance.newcomer3 110
+    conformance.newcomer3 40
     conformance.mutate.server 120
     conformance.newcomer 94
     conformance.mock.repro 90
