@@ -106,6 +106,9 @@ build_presets() { # PRESET...: one after the other
     local p
     for p in "$@"; do build_preset "$p"; done
 }
+fuzz_smoke() { # build the fuzz preset, then its smoke runs
+    build_preset fuzz && ctest --preset fuzz --output-on-failure -j "$FUZZ_JOBS"
+}
 bg_wait() { # NAME: wait for it, show its log; its exit status
     local name=$1 rc=0
     wait "${bg_pid[$name]}" || rc=$?
@@ -141,16 +144,16 @@ cmd_test() {
     fi
     # the other presets' builds (one after the other) and valgrind on the
     # default build: CPU work, beside tests that mostly wait
-    say "build (${TEST_PRESETS[*]:1} fuzz) and valgrind, in the background"
-    bg_start builds build_presets "${TEST_PRESETS[@]:1}" fuzz
+    say "build (${TEST_PRESETS[*]:1}) and valgrind, in the background"
+    bg_start builds build_presets "${TEST_PRESETS[@]:1}"
     bg_start valgrind "$root/scripts/valgrind.sh" build/default
     say "test (default)"
     ctest --preset default --output-on-failure -j "${TEST_JOBS[default]}" -E "$SLURM_TESTS" \
         || die "tests failed for preset 'default'"
-    bg_wait builds || die "a build failed (presets ${TEST_PRESETS[*]:1} fuzz)"
-    # the fuzz smoke runs each harness for a fixed time: beside the asan
-    # tests (niced) it costs no wall time, only executions
-    bg_start fuzz ctest --preset fuzz --output-on-failure -j "$FUZZ_JOBS"
+    bg_wait builds || die "a build failed (presets ${TEST_PRESETS[*]:1})"
+    # the fuzz preset's build and smoke (each harness for a fixed time):
+    # beside the asan tests (niced) they cost no wall time, only executions
+    bg_start fuzz fuzz_smoke
     for preset in "${TEST_PRESETS[@]}"; do
         [ "$preset" = default ] && continue
         say "test ($preset)"
@@ -158,7 +161,7 @@ cmd_test() {
             || die "tests failed for preset '$preset'"
     done
     bg_wait valgrind || die "valgrind found errors (mock server integration tests)"
-    bg_wait fuzz || die "a fuzz harness found a crash (fuzz smoke)"
+    bg_wait fuzz || die "the fuzz preset did not build, or a harness found a crash (fuzz smoke)"
     if [ -n "$slurm_pid" ]; then
         say "test (default: Slurm peer tests)"
         local rc=0
