@@ -35,7 +35,7 @@ usage: scripts/quickstart.sh run|test
   test   Install missing Debian packages, then for each preset in
          (${TEST_PRESETS[*]}): configure, build and run the whole ctest suite
          (${TEST_JOBS[default]} tests at once, ${TEST_JOBS[asan]} under asan; the default
-         preset's Slurm peer tests and newcomer3 run in the background, beside the rest,
+         preset's Slurm peer tests run in the background, beside the rest,
          and are waited for at the end);
          the mock server's integration tests under valgrind
          (scripts/valgrind.sh) and a bounded smoke run of every libFuzzer
@@ -85,10 +85,9 @@ cmd_run() {
 # scripts/cluster.sh, which they start and stop themselves,
 # root only) mostly wait on srun and on the server's deadlines: they run in
 # the background beside the other presets' builds and tests, from their own
-# log, and count like any test.  conformance.newcomer3 (a Python peer whose
-# launches wait far more than they compute) runs beside them (-j 2: the
-# Slurm tests hold a resource lock and still run one at a time).
-SLURM_TESTS='^((peer|conformance)[.](slurm|cluster)[.]|conformance[.]newcomer3$)'
+# log, and count like any test.  One at a time: the one-node and two-node
+# clusters are fixtures of their own and must not be up together.
+SLURM_TESTS='^(peer|conformance)[.](slurm|cluster)[.]'
 
 # Background work beside the default preset's tests (build_preset or the
 # valgrind run), niced so that the tests keep the CPU they ask for: its
@@ -137,7 +136,7 @@ cmd_test() {
     nslurm=$(ctest --preset default -N -R "$SLURM_TESTS" 2>/dev/null | grep -c '^ *Test *#' || true)
     if [ "${nslurm:-0}" -gt 0 ]; then
         say "test (default: Slurm peer tests, in the background; log $slurm_log)"
-        ctest --preset default --output-on-failure -j 2 -R "$SLURM_TESTS" >"$slurm_log" 2>&1 &
+        ctest --preset default --output-on-failure -R "$SLURM_TESTS" >"$slurm_log" 2>&1 &
         slurm_pid=$!
         # on an early failure, still let them finish (their fixture stops the cluster)
         trap 'rc=$?; trap - EXIT; bg_wait_all; wait "$slurm_pid" 2>/dev/null; cat "$slurm_log"; exit "$rc"' EXIT
