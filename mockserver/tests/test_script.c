@@ -169,6 +169,7 @@ static int case_split(void)
 {
     CHECK(setup(1, "split.trace") == 0, "setup");
     CHECK(tc_init_v2(&T[0], 0), "fullinit");
+    long long sent = tc_now_us();
     CHECK(V2(&T[0], "job-getid") == 0, "send");
     char buf[512];
     chunk ch[8];
@@ -184,7 +185,14 @@ static int case_split(void)
     CHECK(body > 0 && body < 400, "length field %s", field);
     size_t more = raw_reads(&T[0], buf + 6, sizeof buf - 6, body, 2000, ch, 8, &nch);
     CHECK(more == body, "rest: %zu of %zu bytes", more, body);
-    CHECK(ch[0].at_us - first >= 190000, "gap of %lld us, not ~200 ms", ch[0].at_us - first);
+    /* The server writes the rest 200 ms after the first piece, which it wrote
+     * after the request came: the rest cannot be read sooner than 200 ms after
+     * the request was sent, however late this thread read the first piece. */
+    CHECK(ch[0].at_us - sent >= 195000, "the rest came %lld us after the request, not >= 200 ms",
+          ch[0].at_us - sent);
+    /* the gap as this thread saw it: only when its reads are on time */
+    CHECK(getenv("PMC_UNDER_VALGRIND") || ch[0].at_us - first >= 150000,
+          "gap of %lld us, not ~200 ms", ch[0].at_us - first);
     pmc_decoder *d = pmc_decoder_new(NULL);
     pmc_msg m;
     pmc_error e;
@@ -263,7 +271,9 @@ static int case_reorder(void)
     CHECK(tc_expect(&T[0], "kvs-get-response", 2000) && tc_is(&T[0], "thrid", "1") &&
               tc_is(&T[0], "value", "v1"),
           "then the first: %.*s", RAW(&T[0]));
-    CHECK(tc_now_us() - t0 < 1000000, "the held answer waited for its time limit");
+    /* the limit is 2 s: under valgrind on a loaded machine allow up to 1.9 s */
+    CHECK(tc_now_us() - t0 < (getenv("PMC_UNDER_VALGRIND") ? 1900000 : 1000000),
+          "the held answer waited for its time limit");
     /* nth=1: the next tagged get of this connection is in order again */
     CHECK(V2(&T[0], "kvs-get", "thrid", "3", "key", "k1") == 0 &&
               V2(&T[0], "kvs-get", "thrid", "4", "key", "k2") == 0,
