@@ -359,16 +359,17 @@ static int get(pcf_ctx *c, const char *key, char *val, size_t vn, uint64_t dl, c
 }
 
 int pcf_ctl_exchange(pcf_ctx *c, int seq, const char *mine, char **all, size_t valn,
-                     unsigned timeout_ms, char *err, size_t el)
+                     unsigned timeout_ms, unsigned put_ms, char *err, size_t el)
 {
     uint64_t dl = pws_deadline_ms(timeout_ms);
+    uint64_t put_dl = put_ms && put_ms < timeout_ms ? pws_deadline_ms(put_ms) : dl;
     char key[64], hex[1024];
     size_t ml = strlen(mine);
     if (ml > 500)
         ml = 500; /* hex of it fits the 1023 bytes every server keeps (B9) */
     pcf_hex(mine, ml, hex, sizeof hex);
     snprintf(key, sizeof key, "pcf-%d-%d", seq, c->rank);
-    if (put(c, key, hex, dl, err, el) || fence(c, dl, err, el))
+    if (put(c, key, hex, put_dl, err, el) || fence(c, dl, err, el))
         return -1;
     for (int r = 0; r < c->size; r++) {
         if (c->rank == 0 ? r == 0 : r != 0) {

@@ -587,7 +587,7 @@ int fz_run_job(const fz_opts *oo)
     for (int i = 0; i < c.size; i++)
         all[i] = vals + (size_t)i * 64;
     save_trace(o, c.rank, c.s, NULL); /* each step on disk: the job may die at any point */
-    int xr = pcf_ctl_exchange(&c, 0, READY, all, 64, 10000, err, sizeof err);
+    int xr = pcf_ctl_exchange(&c, 0, READY, all, 64, 10000, 0, err, sizeof err);
     save_trace(o, c.rank, c.s, NULL);
     free(all);
     free(vals);

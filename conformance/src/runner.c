@@ -672,7 +672,7 @@ int pcf_run_job(const pcf_opts *o)
     snprintf(mine, sizeof mine, "hello %x %s %s", probed.absent, host, tdir ? tdir : "");
     if (tdir)
         snprintf(rs.tracedir, sizeof rs.tracedir, "%s", tdir);
-    bool lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
+    bool lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, 0, err,
                                  sizeof err) != 0;
     unsigned absent = probed.absent;
     int hoff = 0;
@@ -718,7 +718,7 @@ int pcf_run_job(const pcf_opts *o)
             else
                 snprintf(mine, sizeof mine, "map+ %.*s", (int)MAP_PART,
                          text + (size_t)part * MAP_PART);
-            lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
+            lost = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, 0, err,
                                     sizeof err) != 0;
             if (lost || rank0)
                 continue;
@@ -801,8 +801,12 @@ int pcf_run_job(const pcf_opts *o)
             }
             obs_text(&c, mine, sizeof mine);
             unsigned tmo = e->c->timeout_ms ? e->c->timeout_ms : o->timeout_ms;
-            int xr = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, tmo + CTL_SLACK_MS, err,
-                                      sizeof err);
+            /* the put after a case waits for no other rank: a server that
+             * does not answer it within the case deadline has stopped serving
+             * this connection (a held request blocks it), and the next
+             * launch goes on sooner than the exchange's slack would */
+            int xr = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, tmo + CTL_SLACK_MS, tmo,
+                                      err, sizeof err);
             if (xr != 0) {
                 lost = true;
                 if (!rank0 && chan && c.observed) {
@@ -860,7 +864,7 @@ int pcf_run_job(const pcf_opts *o)
         } else {
             snprintf(word, sizeof word, "-");
         }
-        if (pcf_ctl_exchange(&c, seq++, word, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, err,
+        if (pcf_ctl_exchange(&c, seq++, word, vals, OBS_LEN, hs_ms + CTL_SLACK_MS, 0, err,
                              sizeof err) != 0) {
             lost = true;
             lost_after = last_run;
