@@ -6,12 +6,15 @@
 # (malformed input that killed the real server, behaviour the persona does
 # not imitate); every other one must match.  Exit 0 when outcomes equal
 # expectations, 1 otherwise.
-#   replay-corpus.sh PMI_TRACE PMI_MOCKSERVER TRACES_DIR EXPECT WORKDIR
+#   replay-corpus.sh PMI_TRACE PMI_MOCKSERVER TRACES_DIR EXPECT WORKDIR [DIR:PERSONA...]
+# The corpora replayed are given as DIR:PERSONA (default: all three).
 set -u
 PT=$1 MS=$2 TR=$3 EXPECT=$4 W=$5
+shift 5
+dirs=${*:-hydra-4.0.2:hydra-4.0 hydra-HEAD:hydra-4.1 slurm:slurm}
 rm -rf "$W" && mkdir -p "$W" || exit 2
 fail=0 n=0
-for dir in hydra-4.0.2:hydra-4.0 hydra-HEAD:hydra-4.1 slurm:slurm; do
+for dir in $dirs; do
     sub=${dir%%:*} persona=${dir#*:}
     for scen in $(ls "$TR/$sub" | sed -n 's/\.rank[0-9]*\.trace$//p' | sort -u); do
         files=$(ls "$TR/$sub/$scen".rank*.trace | sort)
