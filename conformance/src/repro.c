@@ -8,6 +8,7 @@
  * replay's tolerated keys); a rank that waited in the recording waits
  * again (pause=MS before its write); the answers the case failed on are
  * failure marks, and only they decide whether the failure came back. */
+#define _GNU_SOURCE /* memmem */
 #include "report.h"
 #include "pmitrace/steps.h"
 
@@ -55,6 +56,28 @@ static bool observed(const pmt_event *e, const char *outcome)
 static bool is_answer(const pmt_event *e)
 {
     return e->side == PMT_SERVER && (e->kind == PMT_EV_DATA || e->kind == PMT_EV_EOF);
+}
+
+/* The answer of e's case on e's connection whose message e's note quotes
+ * (the last such), or NULL.  Only a message counts (it has a '='): a length
+ * field written on its own is no quote. */
+static pmt_event *quoted_answer(pmt_trace *out, const pmt_event *note)
+{
+    for (size_t j = out->nevents - 1; j-- > 0;) {
+        pmt_event *a = &out->events[j];
+        if (strcmp(a->conn, note->conn))
+            continue;
+        if (a->kind == PMT_EV_NOTE && !strncmp(a->data, "case ", 5))
+            break;
+        if (!is_answer(a) || a->kind != PMT_EV_DATA)
+            continue;
+        size_t n = a->len;
+        while (n && (a->data[n - 1] == '\n' || a->data[n - 1] == '\r'))
+            n--;
+        if (n >= 8 && memchr(a->data, '=', n) && memmem(note->data, note->len, a->data, n))
+            return a;
+    }
+    return NULL;
 }
 
 /* No answer was the failure: the job ended, or the other ranks lost their
@@ -124,7 +147,15 @@ static void build(const pmt_trace *in, const pcf_result *r, pmt_trace *out, conn
         }
         c->prev = e->usec;
         if (c->in_case && observed(e, r->outcome)) {
-            /* the answer it observed: the last one before the note */
+            /* the answer it observed: the one its note quotes, if it quotes
+             * one (a case that sent two requests at once may read both
+             * answers before it notes the first), or the last one before it */
+            pmt_event *q = quoted_answer(out, e);
+            if (q) {
+                q->flags |= PMT_F_FAILURE;
+                c->marked = true;
+                continue;
+            }
             for (size_t j = out->nevents - 1; j-- > 0;) {
                 pmt_event *a = &out->events[j];
                 if (strcmp(a->conn, e->conn))
