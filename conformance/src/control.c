@@ -316,9 +316,11 @@ static int fence(pcf_ctx *c, uint64_t dl, char *err, size_t el)
 }
 
 /* Get a key, retrying "not found" until the deadline (a lazy fence server
- * may answer before every rank has put). */
-static int get(pcf_ctx *c, const char *key, char *val, size_t vn, uint64_t dl, char *err,
-               size_t el, bool *missed)
+ * may answer before every rank has put), or for miss_ms after the first
+ * "not found" (0: until the deadline): a rank that ended during the case
+ * never puts its key, and a lazy server shows one within a case deadline. */
+static int get(pcf_ctx *c, const char *key, char *val, size_t vn, uint64_t dl, unsigned miss_ms,
+               char *err, size_t el, bool *missed)
 {
     for (bool first = true;; first = false) {
         pmc_enc e;
@@ -349,6 +351,10 @@ static int get(pcf_ctx *c, const char *key, char *val, size_t vn, uint64_t dl, c
         }
         if (first && missed)
             *missed = true;
+        if (first && miss_ms) {
+            uint64_t miss_dl = pws_deadline_ms(miss_ms);
+            dl = miss_dl < dl ? miss_dl : dl;
+        }
         if (pws_now_usec() + 200000 >= dl) {
             snprintf(err, el, "control key %s never became visible", key);
             return -1;
@@ -359,10 +365,10 @@ static int get(pcf_ctx *c, const char *key, char *val, size_t vn, uint64_t dl, c
 }
 
 int pcf_ctl_exchange(pcf_ctx *c, int seq, const char *mine, char **all, size_t valn,
-                     unsigned timeout_ms, unsigned put_ms, char *err, size_t el)
+                     unsigned timeout_ms, unsigned answer_ms, char *err, size_t el)
 {
     uint64_t dl = pws_deadline_ms(timeout_ms);
-    uint64_t put_dl = put_ms && put_ms < timeout_ms ? pws_deadline_ms(put_ms) : dl;
+    uint64_t put_dl = answer_ms && answer_ms < timeout_ms ? pws_deadline_ms(answer_ms) : dl;
     char key[64], hex[1024];
     size_t ml = strlen(mine);
     if (ml > 500)
@@ -379,7 +385,7 @@ int pcf_ctl_exchange(pcf_ctx *c, int seq, const char *mine, char **all, size_t v
         }
         snprintf(key, sizeof key, "pcf-%d-%d", seq, r);
         bool missed = false;
-        int got = get(c, key, hex, sizeof hex, dl, err, el, &missed);
+        int got = get(c, key, hex, sizeof hex, dl, answer_ms, err, el, &missed);
         /* PMI-1: rank r put its key before its barrier_in, so after
          * barrier_out it must be there (V1CMD-14, V1CMD-15); a server
          * that does this desynchronises the exchange, which is lost later */

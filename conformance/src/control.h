@@ -11,11 +11,12 @@
 int pcf_ctl_handshake(pcf_ctx *c, unsigned timeout_ms);
 /* Every rank contributes `mine`; rank 0 receives all[0..size-1], the other
  * ranks receive all[0] (rank 0's word) and their own.  Each all[i] holds valn
- * bytes.  The whole exchange gets timeout_ms; this rank's put, which waits
- * for no other rank, gets put_ms of it (0: all of it).  0, or -1 with err
- * (the control channel is lost). */
+ * bytes.  The whole exchange gets timeout_ms; what waits for no other rank
+ * gets answer_ms of it (0: all of it): this rank's put, and a key still
+ * missing after the fence (its rank ended during the case).  0, or -1 with
+ * err (the control channel is lost). */
 int pcf_ctl_exchange(pcf_ctx *c, int seq, const char *mine, char **all, size_t valn,
-                     unsigned timeout_ms, unsigned put_ms, char *err, size_t el);
+                     unsigned timeout_ms, unsigned answer_ms, char *err, size_t el);
 /* The node map (c->nnodes, c->node, c->host) from every rank's host name
  * (hosts[0..size-1]); its text, which rank 0 hands out in as many control
  * words as it takes (malloc'd; NULL: no map, or out of memory), and that

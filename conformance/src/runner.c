@@ -803,8 +803,10 @@ int pcf_run_job(const pcf_opts *o)
             unsigned tmo = e->c->timeout_ms ? e->c->timeout_ms : o->timeout_ms;
             /* the put after a case waits for no other rank: a server that
              * does not answer it within the case deadline has stopped serving
-             * this connection (a held request blocks it), and the next
-             * launch goes on sooner than the exchange's slack would */
+             * this connection (a held request blocks it); nor does a key
+             * missing after the fence, whose rank ended during the case.
+             * Either way the next launch goes on sooner than the exchange's
+             * slack would let it */
             int xr = pcf_ctl_exchange(&c, seq++, mine, vals, OBS_LEN, tmo + CTL_SLACK_MS, tmo,
                                       err, sizeof err);
             if (xr != 0) {
