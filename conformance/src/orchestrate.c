@@ -733,6 +733,7 @@ typedef struct orch {
      * launch that then starts no rank there charges it with the wedge) */
     const pcf_entry *prev_last[MAX_JOBS];
     bool broken[MAX_JOBS];   /* ... and that launch ended broken (quick_timeout) */
+    bool restored[MAX_JOBS]; /* --recover restored it; no rank started there since */
     /* the template names {slot}: each slot is a server of its own (a
      * cluster, a node), one launch at a time on each; a slot whose server
      * is being recovered runs nothing until the recovery ends, the others
@@ -780,10 +781,23 @@ static unsigned quick_timeout(const orch *S, int slot)
     return S->broken[slot] ? quick_start_timeout(S->o, S->slowest_quiet, S->slowest_start) : 0;
 }
 
+/* A server --recover just restored starts its first job like a new one (its
+ * daemons register again, slower on a loaded machine: Slurm under CI load
+ * took over 10 s): that launch gets the first launch's 60 s, unless
+ * --start-timeout says otherwise.  A server that stays stuck costs it once
+ * per slot before its cases are SKIPPED. */
+static unsigned slot_start_timeout(const orch *S, int slot)
+{
+    unsigned ms = start_timeout(S->o, S->slowest_start);
+    if (!S->o->start_ms && S->restored[slot])
+        ms = start_timeout(S->o, 0);
+    return ms;
+}
+
 /* A launch's waits, from what the run has seen so far. */
 static void arm_waits(const orch *S, running *rn)
 {
-    rn->start_ms = start_timeout(S->o, S->slowest_start);
+    rn->start_ms = slot_start_timeout(S, rn->slot);
     rn->quick_ms = quick_timeout(S, rn->slot);
     rn->exit_ms = exit_timeout(S, false);
     rn->exit_clean_ms = exit_timeout(S, true);
@@ -794,12 +808,13 @@ static void arm_waits(const orch *S, running *rn)
 static bool orch_recover(orch *S, int slot)
 {
     if (!S->slotted)
-        return recover(S->o, slot);
+        return S->restored[slot] = recover(S->o, slot);
     pid_t pid = recover_start(S->o, slot);
     if (pid <= 0)
         return false;
     S->recovering[slot] = pid;
     S->recover_dl[slot] = pws_deadline_ms(RECOVER_MS);
+    S->restored[slot] = true;
     return true;
 }
 
@@ -1023,6 +1038,8 @@ static void finished(orch *S, running *rn)
                    in->lost ? "; control channel lost after " : "",
                    in->lost ? in->lost_after : "");
     int st = out->status;
+    if (out->start_us)
+        S->restored[rn->slot] = false;
     if (out->start_us > S->slowest_start)
         S->slowest_start = out->start_us;
     if (!out->spoke_first && out->start_us > S->slowest_quiet)
@@ -1390,7 +1407,7 @@ static void run_plan(orch *S, const char *dir, const char *self)
                     if (j != i && act[j].out.info.alive && !act[j].ended_at)
                         rn->contended = true;
                 if (!o->start_ms && S->slowest_start) {
-                    rn->start_ms = start_timeout(o, S->slowest_start);
+                    rn->start_ms = slot_start_timeout(S, rn->slot);
                     rn->quick_ms = quick_timeout(S, rn->slot);
                 }
             }
