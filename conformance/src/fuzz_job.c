@@ -407,6 +407,21 @@ static bool all_honest(const pcf_ctx *c, int fz, const fz_opts *o, long long idx
     }
 }
 
+/* pid is a process that has not ended (a zombie has ended). */
+static bool process_running(pid_t pid)
+{
+    char path[64], st[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(st, 1, sizeof st - 1, f);
+    fclose(f);
+    st[n] = 0;
+    const char *close_paren = strrchr(st, ')'); /* the state follows the name */
+    return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
+}
+
 static int fuzzer(pcf_ctx *c, const fz_opts *o)
 {
     char path[1200];
@@ -519,10 +534,18 @@ static int fuzzer(pcf_ctx *c, const fz_opts *o)
             sleep_ms(10);
     }
     if (!o->child && c->size > 1) {
-        char line[16];
+        char line[320];
         uint64_t rdl = pws_deadline_ms(60000);
         while (pws_now_usec() < rdl && fz_read_file(o->sync, "reported", line, sizeof line) != 0)
             sleep_ms(20);
+        /* rank 0 has reported; let it end too (under the sanitizers its
+         * exit takes a while), when it runs on this host */
+        long pid = 0;
+        char host[256], mine[256];
+        pcf_host_name(mine, sizeof mine);
+        if (sscanf(line, "1 %ld %255s", &pid, host) == 2 && pid > 0 && !strcmp(host, mine))
+            while (pws_now_usec() < rdl && process_running((pid_t)pid))
+                sleep_ms(20);
     }
     if (alive)
         pcf_ctl_finalize(c, 3000);
@@ -598,7 +621,13 @@ int fz_run_job(const fz_opts *oo)
     int rc = c.rank == fz ? fuzzer(&c, o) : honest(&c, o);
     if (!o->child && c.rank == 0 && o->report) {
         rc = o->report(o); /* the report of a campaign run as the job (fz_run_campaign) */
-        fz_write_file(o->sync, "reported", "1");
+        /* who to wait for: the fuzzing rank leaves without finalize once it
+         * reads this, and a server may end the job then, this process with it */
+        char host[256], word[320];
+        pcf_host_name(host, sizeof host);
+        snprintf(word, sizeof word, "1 %ld %s", (long)getpid(), host);
+        fflush(stdout);
+        fz_write_file(o->sync, "reported", word);
     }
     pws_close(c.s);
     free(c.hs.init_raw);
