@@ -407,21 +407,6 @@ static bool all_honest(const pcf_ctx *c, int fz, const fz_opts *o, long long idx
     }
 }
 
-/* pid is a process that has not ended (a zombie has ended). */
-static bool process_running(pid_t pid)
-{
-    char path[64], st[512];
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(st, 1, sizeof st - 1, f);
-    fclose(f);
-    st[n] = 0;
-    const char *close_paren = strrchr(st, ')'); /* the state follows the name */
-    return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
-}
-
 static int fuzzer(pcf_ctx *c, const fz_opts *o)
 {
     char path[1200];
@@ -544,7 +529,7 @@ static int fuzzer(pcf_ctx *c, const fz_opts *o)
         char host[256], mine[256];
         pcf_host_name(mine, sizeof mine);
         if (sscanf(line, "1 %ld %255s", &pid, host) == 2 && pid > 0 && !strcmp(host, mine))
-            while (pws_now_usec() < rdl && process_running((pid_t)pid))
+            while (pws_now_usec() < rdl && pcf_proc_running(pid))
                 sleep_ms(20);
     }
     if (alive)

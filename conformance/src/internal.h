@@ -217,6 +217,8 @@ void pcf_strays_adopt(void);
 void pcf_strays_tag(char *tag, size_t n, unsigned serial);
 void pcf_strays_mark(const char *tag);
 int pcf_strays_reap(const char *tag);
+/* pid is a process of this host that has not ended (a zombie has ended). */
+bool pcf_proc_running(long pid);
 /* Which cases this run may execute, and why not (NULL: runnable). */
 const char *pcf_unrunnable(const pcf_case *c, int pmi, int size);
 /* Can the case's verdict depend on where the ranks run (PCF_PLACED, min_nodes > 1)? */

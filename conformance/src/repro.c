@@ -58,26 +58,36 @@ static bool is_answer(const pmt_event *e)
     return e->side == PMT_SERVER && (e->kind == PMT_EV_DATA || e->kind == PMT_EV_EOF);
 }
 
-/* The answer of e's case on e's connection whose message e's note quotes
- * (the last such), or NULL.  Only a message counts (it has a '='): a length
- * field written on its own is no quote. */
-static pmt_event *quoted_answer(pmt_trace *out, const pmt_event *note)
+/* The answer `note` (an "observed" note) is about: among its case's answers
+ * on its connection, the one whose message the note quotes (a case that sent
+ * two requests at once may read both answers before it notes the first; only
+ * a message counts, with a '=': a length field written on its own is no
+ * quote), else the last one, unless the case saw silence after it (a
+ * timeout: no answer to mark, NULL). */
+static pmt_event *observed_answer(pmt_trace *out, const pmt_event *note)
 {
+    pmt_event *last = NULL;
+    bool silent = false;
     for (size_t j = out->nevents - 1; j-- > 0;) {
         pmt_event *a = &out->events[j];
         if (strcmp(a->conn, note->conn))
             continue;
         if (a->kind == PMT_EV_NOTE && !strncmp(a->data, "case ", 5))
             break;
-        if (!is_answer(a) || a->kind != PMT_EV_DATA)
+        if (a->kind == PMT_EV_TIMEOUT && !last)
+            silent = true;
+        if (!is_answer(a))
             continue;
+        if (!last && !silent)
+            last = a;
         size_t n = a->len;
         while (n && (a->data[n - 1] == '\n' || a->data[n - 1] == '\r'))
             n--;
-        if (n >= 8 && memchr(a->data, '=', n) && memmem(note->data, note->len, a->data, n))
+        if (a->kind == PMT_EV_DATA && n >= 8 && memchr(a->data, '=', n) &&
+            memmem(note->data, note->len, a->data, n))
             return a;
     }
-    return NULL;
+    return last;
 }
 
 /* No answer was the failure: the job ended, or the other ranks lost their
@@ -147,28 +157,10 @@ static void build(const pmt_trace *in, const pcf_result *r, pmt_trace *out, conn
         }
         c->prev = e->usec;
         if (c->in_case && observed(e, r->outcome)) {
-            /* the answer it observed: the one its note quotes, if it quotes
-             * one (a case that sent two requests at once may read both
-             * answers before it notes the first), or the last one before it */
-            pmt_event *q = quoted_answer(out, e);
-            if (q) {
-                q->flags |= PMT_F_FAILURE;
+            pmt_event *a = observed_answer(out, e);
+            if (a) {
+                a->flags |= PMT_F_FAILURE;
                 c->marked = true;
-                continue;
-            }
-            for (size_t j = out->nevents - 1; j-- > 0;) {
-                pmt_event *a = &out->events[j];
-                if (strcmp(a->conn, e->conn))
-                    continue;
-                if (a->kind == PMT_EV_NOTE && !strncmp(a->data, "case ", 5))
-                    break;
-                if (a->kind == PMT_EV_TIMEOUT)
-                    break; /* it saw silence: no answer to mark */
-                if (is_answer(a)) {
-                    a->flags |= PMT_F_FAILURE;
-                    c->marked = true;
-                    break;
-                }
             }
         }
     }

@@ -59,6 +59,13 @@ static bool stat_of(long pid, long *ppid, char *state)
     return true;
 }
 
+bool pcf_proc_running(long pid)
+{
+    long ppid;
+    char st;
+    return stat_of(pid, &ppid, &st) && st != 'Z' && st != 'X';
+}
+
 /* Does pid carry launch tag `tag`, or with tag NULL any tag of this run? */
 static bool has_tag(long pid, const char *tag)
 {
