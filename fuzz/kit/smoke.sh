@@ -10,7 +10,9 @@
 # EXPECT foreign:LIB: a library loaded as installed (Debian's); a crash
 # whose innermost frames, up to the harness, lie in LIB is that library's
 # finding (reported in fuzz/README.md), not ours: exit 0, with the input
-# printed; a crash anywhere else fails as in clean.
+# printed; a crash anywhere else fails as in clean.  A run that died with no
+# report (the library corrupted the sanitizer's state) is judged by replaying
+# the input it died on (the kit saves each input, PMIFUZZ_LAST_INPUT).
 set -eu
 fuzzer=$1 corpus=$2 dict=$3 seconds=$4 artifacts=$5 expect=${6:-clean}
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmc-kit-smoke.XXXXXX")
@@ -19,7 +21,7 @@ rm -rf "$artifacts"
 mkdir -p "$work/corpus" "$artifacts"
 cp "$corpus"/* "$work/corpus/" 2>/dev/null || true
 set +e
-"$fuzzer" -seed=1 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
+PMIFUZZ_LAST_INPUT="$work/last" "$fuzzer" -seed=1 -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
     -dict="$dict" -print_final_stats=1 -artifact_prefix="$artifacts/" "$work/corpus" \
     >"$work/log" 2>&1
 rc=$?
@@ -39,9 +41,22 @@ foreign:*)
     lib=${expect#foreign:}
     # frames from the top down to the harness's api(): one must be in LIB,
     # none in this project's code (pmifuzz_*, the kits)
-    frames=$(sed -n '/ERROR: /,/ in api /p' "$work/log" | grep -E '^ +#[0-9]+ ' || true)
-    if [ "$rc" -ne 0 ] && printf '%s\n' "$frames" | grep -q "$lib" &&
-        ! printf '%s\n' "$frames" | grep -q 'pmifuzz_'; then
+    frames_of() { sed -n '/ERROR: /,/ in api /p' "$1" | grep -E '^ +#[0-9]+ ' || true; }
+    in_lib() { printf '%s\n' "$1" | grep -q "$lib" && ! printf '%s\n' "$1" | grep -q 'pmifuzz_'; }
+    frames=$(frames_of "$work/log")
+    if [ "$rc" -ne 0 ] && [ -z "$frames" ] && [ -s "$work/last" ]; then
+        # died without a report: LIB wrote through a wild pointer earlier in
+        # the run and the sanitizer's own state went with it.  The input it
+        # died on, replayed alone in a fresh process, shows where it faults.
+        echo "the run died without a sanitizer report; replaying the input it died on"
+        for try in 1 2 3; do
+            "$fuzzer" -timeout=10 "$work/last" >"$work/replay" 2>&1 || true
+            frames=$(frames_of "$work/replay")
+            [ -z "$frames" ] || break
+        done
+        cp "$work/last" "$artifacts/died-on-input"
+    fi
+    if [ "$rc" -ne 0 ] && in_lib "$frames"; then
         printf '%s\n' "$frames" | head -8
         for f in "$artifacts"/*; do
             [ -f "$f" ] || continue

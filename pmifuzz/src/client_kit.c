@@ -38,6 +38,23 @@ static void drain(int fd)
     }
 }
 
+/* PMIFUZZ_LAST_INPUT=FILE: each input is saved to FILE before the library
+ * runs on it.  A library that writes through a wild pointer can corrupt the
+ * sanitizer's own state, and the process then dies without a report or an
+ * artifact; the file still holds the input that killed it (kit/smoke.sh
+ * replays it to tell whose fault it was). */
+static void save_last_input(const uint8_t *data, size_t size)
+{
+    const char *path = getenv("PMIFUZZ_LAST_INPUT");
+    if (!path)
+        return;
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return;
+    fwrite(data, 1, size, f);
+    fclose(f);
+}
+
 static void setup_env(void)
 {
     char fd[16];
@@ -133,6 +150,7 @@ long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_api_fn api)
     }
     shutdown(sv[0], SHUT_WR);
     nreqs = 0;
+    save_last_input(data, size);
     const char *save = getenv("PMIFUZZ_REQUESTS_OUT");
     if (save || fork_mode || getenv("PMIFUZZ_FORK"))
         run_forked(api, sv[0], save);

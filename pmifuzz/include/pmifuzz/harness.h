@@ -22,7 +22,9 @@
  * Environment: PMIFUZZ_REQUESTS_OUT=FILE runs api() in a child and saves what
  * the library wrote to FILE (for pmifuzz-trace --client); PMIFUZZ_LIVE=1
  * ignores the input and runs api() once against the PMI_FD the environment
- * already has (the harness as the program of `pmi-trace replay --client`). */
+ * already has (the harness as the program of `pmi-trace replay --client`);
+ * PMIFUZZ_LAST_INPUT=FILE saves each input to FILE before api() runs on it
+ * (a run that died without a report still names its input). */
 #ifndef PMIFUZZ_HARNESS_H
 #define PMIFUZZ_HARNESS_H
 
