@@ -96,20 +96,45 @@ static pmt_event *observed_answer(pmt_trace *out, const pmt_event *note)
  * case (job-getid, or get_maxes on PMI-1), and its connection ending (or
  * no answer, for others-affected) is the failure: a server that closes
  * only the offending connection conforms. */
-static void probe_after(pmt_trace *out, const pcf_result *r, conn_state *cs, size_t ncs)
+static pmt_event *server_eof(pmt_trace *out, const char *conn)
 {
+    for (size_t j = out->nevents; j-- > 0;)
+        if (out->events[j].kind == PMT_EV_EOF && out->events[j].side == PMT_SERVER &&
+            !strcmp(out->events[j].conn, conn))
+            return &out->events[j];
+    return NULL;
+}
+
+static bool probe_after(pmt_trace *out, const pcf_result *r, conn_state *cs, size_t ncs)
+{
+    /* the probe goes on a rank whose connection the recording never saw
+     * closed (rank 0 first): asking after a close would diverge at the close
+     * against a conforming server, which answers there */
     conn_state *probe = NULL;
     uint32_t wait = 0; /* the writers' pauses: the probe asks after them */
     for (size_t k = 0; k < ncs; k++) {
-        if (!strcmp(cs[k].label, "r0"))
+        bool open = !server_eof(out, cs[k].label);
+        if (open && (!probe || !strcmp(cs[k].label, "r0")))
             probe = &cs[k];
         if (cs[k].paused > wait)
             wait = cs[k].paused;
     }
-    if (!probe && ncs)
-        probe = &cs[0];
+    if (!probe && ncs) {
+        /* every rank saw its connection closed: the close rank 0 saw (or
+         * the first rank) is where the job's end met it, the failure */
+        conn_state *c = &cs[0];
+        for (size_t k = 0; k < ncs; k++)
+            if (!strcmp(cs[k].label, "r0"))
+                c = &cs[k];
+        pmt_event *eof = server_eof(out, c->label);
+        if (eof) {
+            eof->flags |= PMT_F_FAILURE;
+            c->marked = true;
+        }
+        return false;
+    }
     if (!probe)
-        return;
+        return false;
     bool v1 = pmt_conn_wire(out, probe->label, PMT_CLIENT) == PMC_WIRE_V1;
     pmc_enc e;
     pmc_out o = { 0 };
@@ -132,6 +157,7 @@ static void probe_after(pmt_trace *out, const pcf_result *r, conn_state *cs, siz
         }
     }
     pmc_out_free(&o);
+    return true;
 }
 
 /* The sessions as a reproducer: pauses kept, failure marks set.  *jobend:
@@ -437,7 +463,8 @@ static void write_script(const char *path, const pcf_result *r, const char *tmpl
 }
 
 static void write_readme(const char *path, const pcf_results *rs, const pcf_result *r,
-                         const char *tmpl, const char *expected, bool jobend, bool scrubbed,
+                         const char *tmpl, const char *expected, bool jobend, bool asked,
+                         bool scrubbed,
                          bool have, bool judged)
 {
     FILE *f = fopen(path, "w");
@@ -482,10 +509,12 @@ static void write_readme(const char *path, const pcf_results *rs, const pcf_resu
             "%s"
             "See the sessions: pmi-trace show repro.trace\n",
             scrubbed ? " (scrubbed by pmi-trace scrub: hosts, users, paths, ports)" : "",
-            jobend ? " (here: the job ended, so a rank asks the server after the case's\n"
-                     "writes, as the harness did, and its connection ending, or no answer, is the\n"
-                     "failure)"
-                   : "",
+            !jobend ? ""
+            : asked ? " (here: the job ended, so a rank asks the server after the case's\n"
+                      "writes, as the harness did, and its connection ending, or no answer, is the\n"
+                      "failure)"
+                    : " (here: the job ended, and every rank's connection closed in the case:\n"
+                      "the close rank 0 met is the failure)",
             judged ? "" : "This outcome has no answer in the case to mark (it was graded on the\n"
                           "start-up's answers, or on the order of keys, which a replay does not\n"
                           "compare): replay.sh replays it but cannot judge it (exit 2).\n\n");
@@ -517,7 +546,7 @@ int pcf_repro_write(const pcf_results *rs, const pcf_opts *o, const pcf_result *
     pmt_trace_init(&t);
     conn_state cs[MAX_CONNS];
     size_t ncs = 0;
-    bool jobend = false, scrubbed = false;
+    bool jobend = false, asked = false, scrubbed = false;
     int nranks = 0;
     if (m.have) {
         char b[600];
@@ -533,8 +562,7 @@ int pcf_repro_write(const pcf_results *rs, const pcf_opts *o, const pcf_result *
             if (cs[k].label[0] == 'r' && atoi(cs[k].label + 1) + 1 > nranks)
                 nranks = atoi(cs[k].label + 1) + 1;
         clone_missing(&t, cs, &ncs, nranks);
-        if (jobend)
-            probe_after(&t, r, cs, ncs);
+        asked = jobend && probe_after(&t, r, cs, ncs);
         snprintf(b, sizeof b, "%d", nranks);
         pmt_add_meta(&t, "ranks", b);
         t.version = 2;
@@ -570,7 +598,7 @@ int pcf_repro_write(const pcf_results *rs, const pcf_opts *o, const pcf_result *
     bool judged = false;
     for (size_t k = 0; k < ncs; k++)
         judged |= cs[k].marked;
-    write_readme(path, rs, r, tmpl, expected, jobend, scrubbed, m.have, judged);
+    write_readme(path, rs, r, tmpl, expected, jobend, asked, scrubbed, m.have, judged);
     pmt_trace_free(&t);
     pmt_trace_free(&m.t);
     return 0;
