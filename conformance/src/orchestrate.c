@@ -1083,7 +1083,8 @@ static void finished(orch *S, running *rn)
          * once more, or give up on the cases left. */
         pcf_notice(o, "no rank of the launch started within %u s%s", out->waited_ms / 1000,
                    cur->retries ? " (second try)" : "");
-        if (S->prev_last[rn->slot]) {
+        bool blamed = S->prev_last[rn->slot] != NULL;
+        if (blamed) {
             char what[1600];
             snprintf(what, sizeof what,
                      "the server did not release the job after this case: the next launch "
@@ -1095,10 +1096,16 @@ static void finished(orch *S, running *rn)
         bool recovered = orch_recover(S, rn->slot);
         if (recovered)
             S->broken[rn->slot] = false; /* a server just restored: judged as after a clean job */
-        /* one more try; two after a recovery that said it worked */
-        if (cur->retries < (recovered ? 2 : 1) && (recovered || !o->recover)) {
+        /* one more try; two after a recovery that said it worked.  A start
+         * the launch before on this slot prevented (blamed on it above), then
+         * recovered, is not one of this launch's tries: with several slots
+         * a launch can meet one freshly wedged slot after another, and its
+         * cases (the rest of the run) must not be given up for that.  Each
+         * such try follows a different launch that ran, so they end. */
+        if ((blamed && recovered) ||
+            (cur->retries < (recovered ? 2 : 1) && (recovered || !o->recover))) {
             launch again = *cur;
-            again.retries++;
+            again.retries += !(blamed && recovered);
             cur->cases = NULL;
             cur->n = 0;
             insert_launch(S, again);
