@@ -56,6 +56,20 @@ foreign:*)
         done
         cp "$work/last" "$artifacts/died-on-input"
     fi
+    # a library run in a child (pmifuzz_client_fork, the mpich kit): the
+    # kit's parent aborts when the child dies, so only the child's report,
+    # before the kit says so, is about LIB; a child that died with no report
+    # (its sanitizer's state corrupted too) ran nothing but api()'s calls
+    child=''
+    if [ "$rc" -ne 0 ] && grep -q '^pmifuzz: the library died of signal' "$work/log"; then
+        sed '/^pmifuzz: the library died of signal/,$d' "$work/log" >"$work/child"
+        frames=$(frames_of "$work/child")
+        [ -n "$frames" ] || child=$(grep -m1 '^pmifuzz: the library died of signal' "$work/log")
+    fi
+    if [ "$rc" -ne 0 ] && [ -n "$child" ]; then
+        echo "$child, in a child running only $lib's calls, with no report of its own"
+        frames="(no frames) $lib"
+    fi
     if [ "$rc" -ne 0 ] && in_lib "$frames"; then
         printf '%s\n' "$frames" | head -8
         for f in "$artifacts"/*; do
