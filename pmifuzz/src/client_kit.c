@@ -82,6 +82,14 @@ static void died_of_report(void)
  * the parent, so libFuzzer keeps the input; an exit or abort() the library
  * chose is its way of refusing the input, not a finding.  A child still
  * running after 10 s is killed (a hang, not reported). */
+/* The library ends the child with exit(): that is its refusal, and the
+ * child ends there, without the handlers the parent registered (libFuzzer's
+ * would report "fuzz target exited" and write a crash file from the child). */
+static void child_exit(void)
+{
+    _exit(0);
+}
+
 static void run_forked(pmifuzz_api_fn api, int srv, const char *path)
 {
     fflush(NULL);
@@ -89,13 +97,21 @@ static void run_forked(pmifuzz_api_fn api, int srv, const char *path)
     if (pid == 0) {
         if (__sanitizer_set_death_callback)
             __sanitizer_set_death_callback(died_of_report);
+        atexit(child_exit); /* runs before every handler registered earlier */
+        /* abort() (an assertion) and the 10 s alarm end the child by their
+         * signal, not through the parent's handlers (libFuzzer's would
+         * report a crash or a timeout from the child) */
+        signal(SIGABRT, SIG_DFL);
+        signal(SIGALRM, SIG_DFL);
         alarm(10);
         api();
         _exit(0);
     }
     int st = 0;
-    if (pid > 0)
-        waitpid(pid, &st, 0);
+    /* libFuzzer's -timeout alarm interrupts the wait: wait again, or the
+     * child is never reaped and its crash never seen */
+    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
     drain(srv);
     FILE *f = path ? fopen(path, "wb") : NULL;
     if (f) {
