@@ -39,9 +39,14 @@ fi
 case "$expect" in
 foreign:*)
     lib=${expect#foreign:}
-    # frames from the top down to the harness's api(): one must be in LIB,
-    # none in this project's code (pmifuzz_*, the kits)
-    frames_of() { sed -n '/ERROR: /,/ in api /p' "$1" | grep -E '^ +#[0-9]+ ' || true; }
+    # frames from the top down to the harness's api(), or to the kit's call
+    # of it (not included) when api() made its library call a tail call and
+    # has no frame: one must be in LIB, none in this project's code
+    # (pmifuzz_*, the kits)
+    frames_of() {
+        sed -n '/ERROR: /,/ in \(api\|run_forked\|pmifuzz_client_run\) /p' "$1" |
+            grep -E '^ +#[0-9]+ ' | grep -v ' in \(run_forked\|pmifuzz_client_run\) ' || true
+    }
     in_lib() { printf '%s\n' "$1" | grep -q "$lib" && ! printf '%s\n' "$1" | grep -q 'pmifuzz_'; }
     frames=$(frames_of "$work/log")
     if [ "$rc" -ne 0 ] && [ -z "$frames" ] && [ -s "$work/last" ]; then
