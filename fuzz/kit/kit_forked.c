@@ -1,6 +1,7 @@
-/* The client kit's fork mode (pmifuzz_client_fork) against a stand-in
- * library whose behaviour the input's first byte picks, so that
- * kit/forked.sh can check how each end of the child is judged:
+/* The client kit's fork mode (PMIFUZZ_CLIENT_HARNESS_FORKED) against a
+ * stand-in library that reads one byte of the server's answer from PMI_FD
+ * and does what it says, so that kit/forked.sh can check how each end of
+ * the child is judged:
  *   e  exit(3)             the library's refusal: no finding
  *   a  abort()             the library's refusal: no finding
  *   s  a write through NULL a finding
@@ -9,14 +10,18 @@
  *   anything else          returns */
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pmifuzz/harness.h"
 
-static volatile char what;
 static int *volatile nowhere;
 
 static void api(void)
 {
+    const char *fd = getenv("PMI_FD");
+    char what = 0;
+    if (!fd || read(atoi(fd), &what, 1) != 1)
+        return;
     switch (what) {
     case 'e':
         exit(3);
@@ -35,18 +40,4 @@ static void api(void)
     }
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    pmifuzz_harness_init(PMIFUZZ_RESPONSES);
-    pmifuzz_client_fork(1);
-    return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    what = size ? (char)data[0] : 0;
-    pmifuzz_client_run(data, size, api);
-    return 0;
-}
+PMIFUZZ_CLIENT_HARNESS_FORKED(api)

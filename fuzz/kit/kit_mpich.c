@@ -2,7 +2,6 @@
  * installed, not instrumented) through the client kit, one child process
  * per input: MPI_Init runs once per process and MPICH exits on PMI errors. */
 #include <mpi.h>
-#include <stdlib.h>
 
 #include "pmifuzz/harness.h"
 
@@ -12,17 +11,4 @@ static void api(void)
         MPI_Finalize();
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    pmifuzz_harness_init(PMIFUZZ_RESPONSES);
-    pmifuzz_client_fork(1);
-    return 0;
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-    pmifuzz_client_run(data, size, api);
-    return 0;
-}
+PMIFUZZ_CLIENT_HARNESS_FORKED(api)

@@ -80,12 +80,13 @@ PMIFUZZ_API void pmifuzz_harness_init(pmifuzz_side side);
 
 #define PMIFUZZ_SERVER_HARNESS(handle) PMIFUZZ_SERVER_HARNESS_FLAGS(handle, 0)
 
-#define PMIFUZZ_CLIENT_HARNESS(api)                                                                \
+#define PMIFUZZ_CLIENT_HARNESS_FORK_(api, fork)                                                   \
     int LLVMFuzzerInitialize(int *argc, char ***argv)                                              \
     {                                                                                              \
         (void)argc;                                                                                \
         (void)argv;                                                                                \
         pmifuzz_harness_init(PMIFUZZ_RESPONSES);                                                   \
+        pmifuzz_client_fork(fork);                                                                 \
         return 0;                                                                                  \
     }                                                                                              \
     int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                                   \
@@ -93,6 +94,11 @@ PMIFUZZ_API void pmifuzz_harness_init(pmifuzz_side side);
         pmifuzz_client_run(data, size, (api));                                                     \
         return 0;                                                                                  \
     }
+
+#define PMIFUZZ_CLIENT_HARNESS(api) PMIFUZZ_CLIENT_HARNESS_FORK_(api, 0)
+/* The same with the library in a child process per input (pmifuzz_client_fork):
+ * for libraries that exit on bad input or initialise once per process. */
+#define PMIFUZZ_CLIENT_HARNESS_FORKED(api) PMIFUZZ_CLIENT_HARNESS_FORK_(api, 1)
 
 #ifdef __cplusplus
 }
