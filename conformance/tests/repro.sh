@@ -11,13 +11,17 @@ if [ "$1" = --one ]; then
     "$2/replay.sh" "$3" >"$2/replay.$4.out" 2>&1
     st=$?
     # "cannot tell" (exit 2: the launcher ended before the replay could
-    # judge, e.g. the job torn down by a spawned child's failure while eight
-    # replays share two loaded cores) is no verdict: once more
-    if [ "$st" = 2 ] && [ "$4" != 2 ]; then
-        mv "$2/replay.$4.out" "$2/replay.$4.first.out"
+    # judge, e.g. the job torn down by a spawned child's failure, or by
+    # another rank's request that the recording made after the marked
+    # answer: the replay keeps each rank's pauses, not the order across
+    # ranks, and eight replays share two loaded cores) is no verdict: up
+    # to twice more
+    for again in 1 2; do
+        [ "$st" = 2 ] && [ "$4" != 2 ] || break
+        mv "$2/replay.$4.out" "$2/replay.$4.try$again.out"
         "$2/replay.sh" "$3" >"$2/replay.$4.out" 2>&1
         st=$?
-    fi
+    done
     if [ "$st" != "$4" ]; then
         echo "MISMATCH ${2##*/}: replay.sh '$3' exited $st, wanted $4:"
         sed 's/^/    /' "$2/replay.$4.out" | cut -c1-300 | head -20
