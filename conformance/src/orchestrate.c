@@ -1102,10 +1102,11 @@ static void finished(orch *S, running *rn)
          * a launch can meet one freshly wedged slot after another, and its
          * cases (the rest of the run) must not be given up for that.  Each
          * such try follows a different launch that ran, so they end. */
-        if ((blamed && recovered) ||
-            (cur->retries < (recovered ? 2 : 1) && (recovered || !o->recover))) {
+        bool not_its_try = blamed && recovered;
+        if (not_its_try || (cur->retries < (recovered ? 2 : 1) && (recovered || !o->recover))) {
             launch again = *cur;
-            again.retries += !(blamed && recovered);
+            if (!not_its_try)
+                again.retries++;
             cur->cases = NULL;
             cur->n = 0;
             insert_launch(S, again);

@@ -90,12 +90,7 @@ static pmt_event *observed_answer(pmt_trace *out, const pmt_event *note)
     return last;
 }
 
-/* No answer was the failure: the job ended, or the other ranks lost their
- * service (the orchestrator graded it; ERR-2).  So a rank that is still
- * there after the case's writes asks the server, as rank 0 did after the
- * case (job-getid, or get_maxes on PMI-1), and its connection ending (or
- * no answer, for others-affected) is the failure: a server that closes
- * only the offending connection conforms. */
+/* The server's close of conn in the recording (NULL: never closed). */
 static pmt_event *server_eof(pmt_trace *out, const char *conn)
 {
     for (size_t j = out->nevents; j-- > 0;)
@@ -105,36 +100,39 @@ static pmt_event *server_eof(pmt_trace *out, const char *conn)
     return NULL;
 }
 
+/* No answer was the failure: the job ended, or the other ranks lost their
+ * service (the orchestrator graded it; ERR-2).  So a rank that is still
+ * there after the case's writes asks the server, as rank 0 did after the
+ * case (job-getid, or get_maxes on PMI-1), and its connection ending (or
+ * no answer, for others-affected) is the failure: a server that closes
+ * only the offending connection conforms.  The probe goes on a rank whose
+ * connection the recording never saw closed (rank 0 first): asking after a
+ * close would diverge at the close against a conforming server, which
+ * answers there.  When every rank's was closed, the close rank 0 (or the
+ * first rank) met is where the job's end met it: the failure, and no probe
+ * (false). */
 static bool probe_after(pmt_trace *out, const pcf_result *r, conn_state *cs, size_t ncs)
 {
-    /* the probe goes on a rank whose connection the recording never saw
-     * closed (rank 0 first): asking after a close would diverge at the close
-     * against a conforming server, which answers there */
-    conn_state *probe = NULL;
+    if (!ncs)
+        return false;
+    conn_state *probe = NULL, *first = &cs[0];
     uint32_t wait = 0; /* the writers' pauses: the probe asks after them */
     for (size_t k = 0; k < ncs; k++) {
-        bool open = !server_eof(out, cs[k].label);
-        if (open && (!probe || !strcmp(cs[k].label, "r0")))
+        bool r0 = !strcmp(cs[k].label, "r0");
+        first = r0 ? &cs[k] : first;
+        if (!server_eof(out, cs[k].label) && (!probe || r0))
             probe = &cs[k];
         if (cs[k].paused > wait)
             wait = cs[k].paused;
     }
-    if (!probe && ncs) {
-        /* every rank saw its connection closed: the close rank 0 saw (or
-         * the first rank) is where the job's end met it, the failure */
-        conn_state *c = &cs[0];
-        for (size_t k = 0; k < ncs; k++)
-            if (!strcmp(cs[k].label, "r0"))
-                c = &cs[k];
-        pmt_event *eof = server_eof(out, c->label);
+    if (!probe) {
+        pmt_event *eof = server_eof(out, first->label);
         if (eof) {
             eof->flags |= PMT_F_FAILURE;
-            c->marked = true;
+            first->marked = true;
         }
         return false;
     }
-    if (!probe)
-        return false;
     bool v1 = pmt_conn_wire(out, probe->label, PMT_CLIENT) == PMC_WIRE_V1;
     pmc_enc e;
     pmc_out o = { 0 };
@@ -464,8 +462,7 @@ static void write_script(const char *path, const pcf_result *r, const char *tmpl
 
 static void write_readme(const char *path, const pcf_results *rs, const pcf_result *r,
                          const char *tmpl, const char *expected, bool jobend, bool asked,
-                         bool scrubbed,
-                         bool have, bool judged)
+                         bool scrubbed, bool have, bool judged)
 {
     FILE *f = fopen(path, "w");
     if (!f)

@@ -39,16 +39,11 @@ fi
 case "$expect" in
 foreign:*)
     lib=${expect#foreign:}
-    # frames from the top down to the harness's api(), or to the kit's call
-    # of it (not included) when api() made its library call a tail call and
-    # has no frame: one must be in LIB, none in this project's code
-    # (pmifuzz_*, the kits)
-    frames_of() {
-        sed -n '/ERROR: /,/ in \(api\|run_forked\|pmifuzz_client_run\) /p' "$1" |
-            grep -E '^ +#[0-9]+ ' | grep -v ' in \(run_forked\|pmifuzz_client_run\) ' || true
-    }
-    in_lib() { printf '%s\n' "$1" | grep -q "$lib" && ! printf '%s\n' "$1" | grep -q 'pmifuzz_'; }
-    frames=$(frames_of "$work/log")
+    # the report's frames down to the harness (kit/frames.sh): one must be
+    # in LIB, none in this project's code
+    . "$(dirname "$0")/frames.sh"
+    in_lib() { printf '%s\n' "$1" | grep -q "$lib" && kit_not_ours "$1"; }
+    frames=$(kit_frames "$work/log")
     if [ "$rc" -ne 0 ] && [ -z "$frames" ] && [ -s "$work/last" ]; then
         # died without a report: LIB wrote through a wild pointer earlier in
         # the run and the sanitizer's own state went with it.  The input it
@@ -56,7 +51,7 @@ foreign:*)
         echo "the run died without a sanitizer report; replaying the input it died on"
         for try in 1 2 3; do
             "$fuzzer" -timeout=10 "$work/last" >"$work/replay" 2>&1 || true
-            frames=$(frames_of "$work/replay")
+            frames=$(kit_frames "$work/replay")
             [ -z "$frames" ] || break
         done
         cp "$work/last" "$artifacts/died-on-input"
@@ -68,14 +63,12 @@ foreign:*)
     child=''
     if [ "$rc" -ne 0 ] && grep -q '^pmifuzz: the library died of signal' "$work/log"; then
         sed '/^pmifuzz: the library died of signal/,$d' "$work/log" >"$work/child"
-        frames=$(frames_of "$work/child")
+        frames=$(kit_frames "$work/child")
         [ -n "$frames" ] || child=$(grep -m1 '^pmifuzz: the library died of signal' "$work/log")
     fi
-    if [ "$rc" -ne 0 ] && [ -n "$child" ]; then
+    [ -z "$child" ] ||
         echo "$child, in a child running only $lib's calls, with no report of its own"
-        frames="(no frames) $lib"
-    fi
-    if [ "$rc" -ne 0 ] && in_lib "$frames"; then
+    if [ "$rc" -ne 0 ] && { [ -n "$child" ] || in_lib "$frames"; }; then
         printf '%s\n' "$frames" | head -8
         for f in "$artifacts"/*; do
             [ -f "$f" ] || continue

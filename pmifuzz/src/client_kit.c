@@ -38,17 +38,10 @@ static void drain(int fd)
     }
 }
 
-/* PMIFUZZ_LAST_INPUT=FILE: each input is saved to FILE before the library
- * runs on it.  A library that writes through a wild pointer can corrupt the
- * sanitizer's own state, and the process then dies without a report or an
- * artifact; the file still holds the input that killed it (kit/smoke.sh
- * replays it to tell whose fault it was). */
-static void save_last_input(const uint8_t *data, size_t size)
+/* bytes to the file at path (none: nothing), as they are */
+static void save(const char *path, const void *data, size_t size)
 {
-    const char *path = getenv("PMIFUZZ_LAST_INPUT");
-    if (!path)
-        return;
-    FILE *f = fopen(path, "wb");
+    FILE *f = path ? fopen(path, "wb") : NULL;
     if (!f)
         return;
     fwrite(data, 1, size, f);
@@ -75,13 +68,6 @@ static void died_of_report(void)
     raise(SIGUSR2);
 }
 
-/* The library in a child: for libraries that exit, abort or keep global
- * state on errors (MPI_Init runs once per process), and to save what the
- * library wrote before it died (PMIFUZZ_REQUESTS_OUT, for pmifuzz-trace).
- * A crash of the child (a fault, or a sanitizer report) becomes a crash of
- * the parent, so libFuzzer keeps the input; an exit or abort() the library
- * chose is its way of refusing the input, not a finding.  A child still
- * running after 10 s is killed (a hang, not reported). */
 /* The library ends the child with exit(): that is its refusal, and the
  * child ends there, without the handlers the parent registered (libFuzzer's
  * would report "fuzz target exited" and write a crash file from the child). */
@@ -90,6 +76,13 @@ static void child_exit(void)
     _exit(0);
 }
 
+/* The library in a child: for libraries that exit, abort or keep global
+ * state on errors (MPI_Init runs once per process), and to save what the
+ * library wrote before it died (PMIFUZZ_REQUESTS_OUT, for pmifuzz-trace).
+ * A crash of the child (a fault, or a sanitizer report) becomes a crash of
+ * the parent, so libFuzzer keeps the input; an exit or abort() the library
+ * chose is its way of refusing the input, not a finding.  A child still
+ * running after 10 s is killed (a hang, not reported). */
 static void run_forked(pmifuzz_api_fn api, int srv, const char *path)
 {
     fflush(NULL);
@@ -113,11 +106,7 @@ static void run_forked(pmifuzz_api_fn api, int srv, const char *path)
     while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     drain(srv);
-    FILE *f = path ? fopen(path, "wb") : NULL;
-    if (f) {
-        fwrite(reqs, 1, nreqs, f);
-        fclose(f);
-    }
+    save(path, reqs, nreqs);
     if (pid > 0 && WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
         if (sig == SIGABRT || sig == SIGALRM || sig == SIGKILL || sig == SIGTERM)
@@ -166,7 +155,11 @@ long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_api_fn api)
     }
     shutdown(sv[0], SHUT_WR);
     nreqs = 0;
-    save_last_input(data, size);
+    /* PMIFUZZ_LAST_INPUT: a library that writes through a wild pointer can
+     * corrupt the sanitizer's own state, and the process then dies with no
+     * report or crash file; this file still holds the input that killed it
+     * (kit/smoke.sh replays it to tell whose fault it was) */
+    save(getenv("PMIFUZZ_LAST_INPUT"), data, size);
     const char *save = getenv("PMIFUZZ_REQUESTS_OUT");
     if (save || fork_mode || getenv("PMIFUZZ_FORK"))
         run_forked(api, sv[0], save);
