@@ -13,7 +13,7 @@ enum { SLOTS = 1u << 16 };
 
 typedef struct slot {
     uint64_t hash;
-    pf_answer a;
+    pf_answer last, stuck; /* stuck.cmd is PMC_CMD_UNKNOWN when none */
 } slot;
 
 static slot *table;
@@ -28,7 +28,7 @@ static uint64_t fnv(const uint8_t *p, size_t n)
 
 enum { MAX_REQS = 64 };
 
-static void keep_deep(const uint8_t *input, size_t n, uint64_t h, unsigned nreq);
+static void keep_deep(const uint8_t *input, size_t n, uint64_t h, unsigned fits);
 
 /* The request a harness writes when it stops: finalize, abort. */
 static int giving_up(int cmd)
@@ -37,30 +37,83 @@ static int giving_up(int cmd)
     return cs && (strcmp(cs->name, "finalize") == 0 || strcmp(cs->name, "abort") == 0);
 }
 
-/* The library wrote request k+1 after reading input message k: message k
- * answered request k and was taken, when it is that request's reply and the
- * next request is not the harness giving up (finalize, abort). */
-static void learn(const uint8_t *input, size_t n, const int *cmds, size_t nreq)
+/* The 1-based ordinal-th request, for the answer table. */
+static void describe(pf_answer *a, const pmc_msg *m, unsigned ordinal)
+{
+    a->cmd = m->cmd;
+    a->nreq = ordinal;
+    a->thrid[0] = '\0';
+    a->req_len = m->raw.len <= sizeof a->req ? (unsigned)m->raw.len : 0;
+    memcpy(a->req, m->raw.ptr, a->req_len);
+    if (m->thrid.ptr)
+        pmc_slice_copy(m->thrid, a->thrid, sizeof a->thrid);
+}
+
+/* An answer a library goes on with: the request's reply, valid as a
+ * response by the schema (types, required keys), rc 0 when it has one,
+ * and the request's thrid when it had one.  Another answer may still be
+ * taken (a lenient library), but it is where a job's chain of calls
+ * breaks, whatever the library does next. */
+static int fits(const pmc_msg *ans, const pf_answer *q)
+{
+    const pmc_cmdspec *req = pmc_schema_get((pmc_cmd)q->cmd);
+    if (!req || (int)req->reply != ans->cmd || !pmc_validate(ans, PMC_VAL_RESPONSE, NULL))
+        return 0;
+    const pmc_pair *rc = pmc_msg_find(ans, "rc");
+    if (rc && !pmc_slice_eq(rc->val, "0"))
+        return 0;
+    return !q->thrid[0] || (ans->thrid.ptr && pmc_slice_eq(ans->thrid, q->thrid));
+}
+
+/* Which request a library writes after a fitting answer to each request
+ * (onward[req][next]): after an answer that does not fit, the same next
+ * request means the library took it all the same (a lenient library), so
+ * the session is not stuck there. */
+static uint8_t onward[PMC_CMD__COUNT][PMC_CMD__COUNT];
+
+static int known_cmd(int cmd)
+{
+    return cmd > PMC_CMD_UNKNOWN && cmd < PMC_CMD__COUNT;
+}
+
+/* The library wrote request k+1 after reading input message k.  Message k
+ * was taken when it fits request k and the next request is not the
+ * harness giving up (finalize, abort): remembered as an accepted answer.
+ * The first request whose message neither fit nor led where fitting
+ * answers lead is where the session is stuck; fits counts the others. */
+static void match(const uint8_t *input, size_t n, const pf_answer *reqs, size_t nreq,
+                  pf_answer *stuck, unsigned *nfit)
 {
     pmc_decoder_opts o;
     pf_decoder_opts(&o);
     pmc_decoder *d = pmc_decoder_new(&o);
     if (!d)
         return;
-    size_t pos = 0;
-    for (size_t k = 0; k + 1 < nreq && pos < n;) {
+    size_t pos = 0, k = 0;
+    for (; k + 1 < nreq && pos < n; k++) {
         pmc_msg m;
         pmc_error e;
         size_t used = 0;
         int rc = pmc_decode_buffer(d, (const char *)input + pos, n - pos, pos, &m, &e, &used);
         if (rc != PMC_MSG)
             break; /* the library read this far and no further in order */
-        const pmc_cmdspec *req = pmc_schema_get((pmc_cmd)cmds[k]);
-        if (req && (int)req->reply == m.cmd && !giving_up(cmds[k + 1]))
-            pf_accepted_put(&m);
+        int a = reqs[k].cmd, b = reqs[k + 1].cmd, known = known_cmd(a) && known_cmd(b);
+        if (fits(&m, &reqs[k])) {
+            ++*nfit;
+            if (!giving_up(b)) {
+                pf_accepted_put(&m);
+                if (known)
+                    onward[a][b] = 1;
+            }
+        } else if (known && onward[a][b]) {
+            ++*nfit; /* taken all the same */
+        } else if (stuck->cmd == PMC_CMD_UNKNOWN && !giving_up(a)) {
+            *stuck = reqs[k];
+        }
         pos += used;
-        k++;
     }
+    if (k + 1 < nreq && stuck->cmd == PMC_CMD_UNKNOWN && !giving_up(reqs[k].cmd))
+        *stuck = reqs[k]; /* the input ended or broke before the session did */
     pmc_decoder_free(d);
 }
 
@@ -71,10 +124,14 @@ void pf_answer_record(const uint8_t *input, size_t n, const char *reqs, size_t n
     pmc_decoder_opts o;
     pf_decoder_opts(&o);
     pmc_decoder *d = pmc_decoder_new(&o);
-    if (!d)
+    pf_answer *q = calloc(MAX_REQS, sizeof *q);
+    if (!d || !q) {
+        pmc_decoder_free(d);
+        free(q);
         return;
+    }
+    unsigned nreq = 0; /* all the requests; the first MAX_REQS kept in q */
     pf_answer last = { .cmd = PMC_CMD_UNKNOWN }, prev = last;
-    int cmds[MAX_REQS]; /* the requests' commands, in order */
     size_t pos = 0;
     while (pos < nreqs) {
         pmc_msg m;
@@ -83,33 +140,35 @@ void pf_answer_record(const uint8_t *input, size_t n, const char *reqs, size_t n
         int rc = pmc_decode_buffer(d, reqs + pos, nreqs - pos, pos, &m, &e, &used);
         if (rc == PMC_MSG) {
             prev = last;
-            last.cmd = m.cmd;
-            if (last.nreq < MAX_REQS)
-                cmds[last.nreq] = m.cmd;
-            last.nreq++;
-            last.thrid[0] = '\0';
-            last.req_len = m.raw.len <= sizeof last.req ? (unsigned)m.raw.len : 0;
-            memcpy(last.req, m.raw.ptr, last.req_len);
-            if (m.thrid.ptr)
-                pmc_slice_copy(m.thrid, last.thrid, sizeof last.thrid);
+            describe(&last, &m, ++nreq);
+            if (nreq <= MAX_REQS)
+                q[nreq - 1] = last;
         } else if (!(rc == PMC_ERR && !e.fatal && used)) {
             break;
         }
         pos += used;
     }
     pmc_decoder_free(d);
-    if (last.cmd == PMC_CMD_UNKNOWN)
+    if (last.cmd == PMC_CMD_UNKNOWN) {
+        free(q);
         return;
-    learn(input, n, cmds, last.nreq < MAX_REQS ? last.nreq : MAX_REQS);
+    }
+    pf_answer stuck = { .cmd = PMC_CMD_UNKNOWN };
+    unsigned nfit = 0;
+    match(input, n, q, nreq < MAX_REQS ? nreq : MAX_REQS, &stuck, &nfit);
+    free(q);
     /* A harness ends with finalize, also after a call failed on its answer
      * (and a harness that calls on after a failure writes more requests
      * first): the request to answer is the one before it, where the input
      * ran out or went wrong, not the finalize. */
     if (giving_up(last.cmd) && prev.cmd != PMC_CMD_UNKNOWN)
         last = prev;
+    last.fits = stuck.fits = nfit;
+    if (stuck.nreq >= last.nreq)
+        stuck.cmd = PMC_CMD_UNKNOWN; /* the same place: the last request */
     uint64_t h = fnv(input, n);
-    table[h % SLOTS] = (slot){ h, last };
-    keep_deep(input, n, h, last.nreq);
+    table[h % SLOTS] = (slot){ h, last, stuck };
+    keep_deep(input, n, h, nfit);
 }
 
 /* The inputs that took the library furthest (most requests), a few of
@@ -118,16 +177,16 @@ enum { NDEEP = 8, DEEP_MAX = 8192 };
 
 typedef struct deep_input {
     uint64_t hash;
-    unsigned nreq;
+    unsigned fits;
     size_t len;
     uint8_t buf[DEEP_MAX];
 } deep_input;
 
 static deep_input *deep;
 
-static void keep_deep(const uint8_t *input, size_t n, uint64_t h, unsigned nreq)
+static void keep_deep(const uint8_t *input, size_t n, uint64_t h, unsigned fits)
 {
-    if (n > DEEP_MAX || !nreq)
+    if (n > DEEP_MAX || !fits)
         return;
     if (!deep && !(deep = calloc(NDEEP, sizeof *deep)))
         return;
@@ -135,13 +194,13 @@ static void keep_deep(const uint8_t *input, size_t n, uint64_t h, unsigned nreq)
     for (size_t i = 0; i < NDEEP; i++) {
         if (deep[i].hash == h)
             return;
-        if (deep[i].nreq < deep[low].nreq)
+        if (deep[i].fits < deep[low].fits)
             low = i;
     }
-    if (nreq <= deep[low].nreq)
+    if (fits <= deep[low].fits)
         return;
     deep[low].hash = h;
-    deep[low].nreq = nreq;
+    deep[low].fits = fits;
     deep[low].len = n;
     memcpy(deep[low].buf, input, n);
 }
@@ -152,7 +211,7 @@ size_t pf_answer_deep(pf_rng *r, unsigned beyond, uint8_t *out, size_t max)
         return 0;
     size_t idx[NDEEP], k = 0;
     for (size_t i = 0; i < NDEEP; i++)
-        if (deep[i].nreq > beyond && deep[i].len <= max && deep[i].len)
+        if (deep[i].fits > beyond && deep[i].len <= max && deep[i].len)
             idx[k++] = i;
     if (!k)
         return 0;
@@ -169,6 +228,18 @@ int pf_answer_lookup(const uint8_t *input, size_t n, pf_answer *out)
     const slot *s = &table[h % SLOTS];
     if (s->hash != h)
         return 0;
-    *out = s->a;
+    *out = s->last;
+    return 1;
+}
+
+int pf_answer_stuck(const uint8_t *input, size_t n, pf_answer *out)
+{
+    if (!table)
+        return 0;
+    uint64_t h = fnv(input, n);
+    const slot *s = &table[h % SLOTS];
+    if (s->hash != h || s->stuck.cmd == PMC_CMD_UNKNOWN)
+        return 0;
+    *out = s->stuck;
     return 1;
 }

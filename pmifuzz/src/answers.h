@@ -1,8 +1,14 @@
-/* What a client library asked last, per input: the client kit records, for
- * each input it ran, the last request the library wrote; the mutator then
- * answers exactly that request (its reply command from the schema, the
- * request's thrid, rc=0), so a session grows one exchange at a time
- * instead of waiting for a random command to be the right one. */
+/* Where a client library got to, per input: the client kit records, for
+ * each input it ran, the requests the library wrote; the mutator then
+ * answers exactly the request it is stuck at (its reply command from the
+ * schema, the request's thrid, rc=0), so a session grows one exchange at a
+ * time instead of waiting for a random command to be the right one.
+ * There are two such places: the last request (where the input ran out or
+ * went wrong), and the first request whose answer in the input was not one
+ * a library goes on with (not its reply, not valid by the schema, rc not 0,
+ * another thrid).  A harness that calls on after a failed call, as the
+ * kit's documentation asks, writes more requests after that one; its run
+ * then ends far past the place where the job's chain broke. */
 #ifndef PMIFUZZ_ANSWERS_H
 #define PMIFUZZ_ANSWERS_H
 
@@ -19,15 +25,21 @@ typedef struct pf_answer {
                      * got it there and the ones after it were never read */
     unsigned req_len; /* the last request's bytes (0 when longer than req) */
     char req[240];
+    unsigned fits;  /* answers in the input that fit their request: how far the
+                     * session got (nreq also grows with calls after a failure) */
 } pf_answer;
 
 /* The library wrote reqs[0..nreqs) while reading input[0..n). */
 void pf_answer_record(const uint8_t *input, size_t n, const char *reqs, size_t nreqs);
 /* The last request recorded for exactly this input; false when none. */
 int pf_answer_lookup(const uint8_t *input, size_t n, pf_answer *out);
+/* The first request of this input's run whose answer did not fit, when it
+ * came before the last request (nreq is its 1-based ordinal); false when
+ * none. */
+int pf_answer_stuck(const uint8_t *input, size_t n, pf_answer *out);
 
 /* One of the inputs that took a client library furthest (more than beyond
- * requests), copied into out; its length, or 0 when none fits max.  Only a
+ * answers that fit), copied into out; its length, or 0 when none fits max.  Only a
  * client kit's runs fill this: elsewhere it is always 0. */
 size_t pf_answer_deep(pf_rng *r, unsigned beyond, uint8_t *out, size_t max);
 

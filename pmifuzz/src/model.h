@@ -41,10 +41,13 @@ typedef struct pf_stream {
     pf_item *it;
     size_t n, cap;
     size_t nmsg;
-    /* The message a client library stopped at (1-based ordinal among the
-     * messages; 0 = not known): the input's first focus-1 messages were
-     * answers it took, the ones after were never read.  Picks lean on it. */
+    /* The message a client library is stuck at (1-based ordinal among the
+     * messages; 0 = not known): its last request's answer, or the first
+     * answer that did not fit its request (answers.h).  Picks lean on it. */
     size_t focus;
+    /* The library's last request's answer (same numbering): the messages
+     * after it were never read. */
+    size_t last_read;
     pf_arena arena;
 } pf_stream;
 

@@ -48,16 +48,22 @@ static size_t attempt(uint8_t *data, size_t size, size_t max, pf_rng *r)
         return 0;
     }
     const pmifuzz_config *cfg = pf_config();
-    pf_answer a; /* a client library's run of this input: where it stopped */
-    if (pf_answer_lookup(data, size, &a) && a.nreq)
-        s.focus = a.nreq;
+    /* a client library's run of this input: where it stopped, or (half the
+     * time when there is one) where its chain of calls broke first */
+    pf_answer a, stuck;
+    const pf_answer *ans = NULL;
+    if (pf_answer_lookup(data, size, &a) && a.nreq) {
+        s.last_read = a.nreq;
+        ans = pf_answer_stuck(data, size, &stuck) && pf_chance(r, 1, 2) ? &stuck : &a;
+        s.focus = ans->nreq;
+    }
     /* grow a little at a time, within the length limit (an input already
      * above it may change, not grow) */
     size_t soft = size + 64 + size / 2, lim = pf_len_limit();
     if (soft > (lim > size + 16 ? lim : size + 16))
         soft = lim > size + 16 ? lim : size + 16;
     pf_ctx c = { .s = &s, .r = r, .max = soft < max ? soft : max, .hard = max,
-                 .cfg = cfg, .input = data, .input_len = size };
+                 .cfg = cfg, .input = data, .input_len = size, .ans = ans };
     int applied = 0;
     size_t rounds = 1 + pf_below(r, 3);
     /* The library read every message and waited for one more: the input
@@ -66,7 +72,7 @@ static size_t attempt(uint8_t *data, size_t size, size_t max, pf_rng *r)
     if (s.focus > s.nmsg && pf_chance(r, 1, 2)) {
         applied = op_named("answer")->fn(&c);
         rounds = applied ? 0 : rounds;
-    } else if (s.focus && s.focus <= s.nmsg && pf_chance(r, 1, 4)) {
+    } else if (s.focus && s.focus <= s.nmsg && pf_chance(r, 1, ans == &stuck ? 2 : 4)) {
         /* It stopped at a message it could not use: this input is in the
          * corpus for what that message reached; an answer in its place (or
          * before it) takes the session on past it. */
@@ -164,7 +170,7 @@ static size_t mutate(uint8_t *data, size_t size, size_t max, pf_rng *r)
      * than the hundreds behind it: one time in four, work on an input
      * that took the library further than this one did. */
     pf_answer a;
-    unsigned here = pf_answer_lookup(data, size, &a) ? a.nreq : 0;
+    unsigned here = pf_answer_lookup(data, size, &a) ? a.fits : 0;
     if (pf_chance(r, 1, 4)) {
         size_t n = pf_answer_deep(r, here, data, max);
         if (n)

@@ -10,6 +10,7 @@
 
 #include "accepted.h"
 #include "answers.h"
+#include "attrs.h"
 #include "bytes.h"
 #include "damage.h"
 #include "values.h"
@@ -253,6 +254,21 @@ static int request_value(pf_stream *s, const pf_answer *a, pmc_slice key, pmc_sl
     return found;
 }
 
+/* The value of a predefined attribute the request asked for by its key
+ * (get, kvs-get, info-get*attr of PMI_process_mapping, localRanks ...),
+ * in its form or bent (attrs.c); 0 when it asked for none. */
+static int attr_answer(pf_ctx *c, const pf_answer *a, pmc_slice *out)
+{
+    pmc_slice name;
+    if (!request_value(c->s, a, PMC_SLICE_LIT("key"), &name))
+        return 0;
+    pmc_slice v = pf_attr_value(&c->s->arena, c->r, name);
+    if (!v.ptr)
+        return 0;
+    *out = v;
+    return 1;
+}
+
 /* A key that counts indexed keys of cs (infocount for infokey<i>). */
 static int counts_keys(const pmc_cmdspec *cs, const char *name)
 {
@@ -277,6 +293,14 @@ static void answer_from_schema(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs, co
             continue;
         if (pmc_slice_eq(key, "rc")) {
             val = PMC_SLICE_LIT("0");
+        } else if (pmc_slice_eq(key, "value") && pf_chance(c->r, 3, 4) &&
+                   attr_answer(c, a, &val)) {
+            /* the attribute asked for, in its form */
+        } else if (pf_chance(c->r, 3, 4) &&
+                   (val = pf_attr_value(&c->s->arena, c->r, key)).ptr) {
+            /* a key with a form of its own (errcodes) */
+            if (!plausible && !(ks->flags & PMC_K_REQUIRED) && !pf_chance(c->r, 1, 2))
+                continue;
         } else if (pmc_slice_eq(key, "found")) {
             val = PMC_SLICE_LIT("TRUE");
         } else if (!plausible) {
@@ -297,13 +321,22 @@ static void answer_from_schema(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs, co
 }
 
 /* One value of an accepted answer changed (thrid and rc stay): typed, at a
- * limit, or dropped. */
-static void answer_probe(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs)
+ * limit, dropped, or the value of the attribute the request asked for. */
+static void answer_probe(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs, const pf_answer *a)
 {
     if (!it->n)
         return;
     size_t i = pf_below(c->r, it->n);
     pmc_slice key = it->kv[i].key;
+    for (size_t j = 0; j < it->n; j++)
+        if (pmc_slice_eq(it->kv[j].key, "value") && pf_chance(c->r, 1, 2) &&
+            attr_answer(c, a, &it->kv[j].val))
+            return;
+    pmc_slice formed = pf_attr_value(&c->s->arena, c->r, key);
+    if (formed.ptr && pf_chance(c->r, 1, 2)) { /* errcodes: a list, bent */
+        it->kv[i].val = formed;
+        return;
+    }
     if (pmc_slice_eq(key, "thrid") || pmc_slice_eq(key, "rc") || pmc_slice_eq(key, "cmd"))
         return;
     uint8_t type = PMC_T_STR;
@@ -325,9 +358,9 @@ static void answer_probe(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs)
 
 static int op_answer(pf_ctx *c)
 {
-    pf_answer a;
-    if (!c->input || !pf_answer_lookup(c->input, c->input_len, &a))
+    if (!c->ans)
         return 0;
+    pf_answer a = *c->ans;
     const pmc_cmdspec *req = pmc_schema_get((pmc_cmd)a.cmd);
     const pmc_cmdspec *cs = req ? pmc_schema_get(req->reply) : NULL;
     if (!cs)
@@ -345,7 +378,7 @@ static int op_answer(pf_ctx *c)
             if (pmc_slice_eq(it->kv[i].key, "thrid"))
                 pf_item_del(it, i);
         if (pf_chance(c->r, 1, 2))
-            answer_probe(c, it, cs);
+            answer_probe(c, it, cs, &a);
     } else {
         answer_from_schema(c, it, cs, &a);
     }
@@ -359,8 +392,8 @@ static int op_answer(pf_ctx *c)
  * from anywhere.  Inputs stay small without libFuzzer's length control. */
 static int op_trim(pf_ctx *c)
 {
-    if (c->s->focus && c->s->focus < c->s->nmsg) {
-        size_t keep = pf_stream_msg_index(c->s, c->s->focus - 1) + 1 + pf_below(c->r, 2);
+    if (c->s->last_read && c->s->last_read < c->s->nmsg) {
+        size_t keep = pf_stream_msg_index(c->s, c->s->last_read - 1) + 1 + pf_below(c->r, 2);
         if (keep >= c->s->n)
             return 0;
         while (c->s->n > keep)

@@ -15,6 +15,7 @@ typedef struct pf_ctx {
     const uint8_t *input; /* the input as it came (the answers table's key) */
     size_t input_len;
     const pmifuzz_config *cfg;
+    const struct pf_answer *ans; /* the request to answer (answers.h), NULL when none known */
 } pf_ctx;
 
 typedef int (*pf_op_fn)(pf_ctx *c);
