@@ -45,4 +45,23 @@ cmake --build "$work/cmake" >/dev/null
     { cat "$work/log-cmake"; fail "the find_package harness did not run"; }
 grep -q 'found LLVMFuzzerCustomMutator' "$work/log-cmake" ||
     fail "the find_package harness does not carry the custom mutator"
+# the client recipe of docs/fuzzing-your-parser.md, with the installed tools:
+# a live run under the mock server records a session, pmifuzz-trace turns it
+# into a seed, and the harness runs that seed
+bin=$work/prefix/bin
+"$bin/pmifuzz-trace" --version | grep -q '^pmifuzz-trace ' || fail "pmifuzz-trace --version"
+"$bin/pmifuzz-trace" --help | grep -q -- '--seed' || fail "pmifuzz-trace --help"
+[ -f "$(find "$work/prefix" -name pmifuzz-trace.1 | head -n 1)" ] || fail "no pmifuzz-trace(1) man page"
+# shellcheck disable=SC2046
+"$clang" -fsanitize=fuzzer -o "$work/client" "$consumer/client.c" \
+    $(pkg-config --cflags --libs pmifuzz pmiclient) -Wl,-rpath,"$(pkg-config --variable=libdir pmiclient)"
+"$bin/pmi-mockserver" -n 1 --timeout 30 --trace "$work/s.trace" -- env PMIFUZZ_LIVE=1 "$work/client" \
+    >"$work/log-live" 2>&1 || { cat "$work/log-live"; fail "the live client run under pmi-mockserver failed"; }
+mkdir -p "$work/client-corpus"
+"$bin/pmifuzz-trace" --seed client "$work/s.trace" >"$work/client-corpus/session" ||
+    fail "pmifuzz-trace --seed client"
+grep -q 'kvs-get-response' "$work/client-corpus/session" || fail "the seed lacks the session's answers"
+"$work/client" -seed=1 -runs=2000 "$work/client-corpus" >"$work/log-client" 2>&1 ||
+    { tail -20 "$work/log-client"; fail "the client harness did not run its seed"; }
+echo "client recipe: seed of $(wc -c <"$work/client-corpus/session") bytes from a live session"
 echo "pmifuzz install smoke passed"

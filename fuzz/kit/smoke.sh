@@ -61,10 +61,10 @@ foreign:*)
     # before the kit says so, is about LIB; a child that died with no report
     # (its sanitizer's state corrupted too) ran nothing but api()'s calls
     child=''
-    if [ "$rc" -ne 0 ] && grep -q '^pmifuzz: the library died of signal' "$work/log"; then
-        sed '/^pmifuzz: the library died of signal/,$d' "$work/log" >"$work/child"
+    if [ "$rc" -ne 0 ] && grep -q '^pmifuzz: the library died' "$work/log"; then
+        sed '/^pmifuzz: the library died/,$d' "$work/log" >"$work/child"
         frames=$(kit_frames "$work/child")
-        [ -n "$frames" ] || child=$(grep -m1 '^pmifuzz: the library died of signal' "$work/log")
+        [ -n "$frames" ] || child=$(grep -m1 '^pmifuzz: the library died' "$work/log")
     fi
     [ -z "$child" ] ||
         echo "$child, in a child running only $lib's calls, with no report of its own"

@@ -8,7 +8,11 @@
  *       the input is what the server answered, REQUESTS what the library
  *       wrote (PMIFUZZ_REQUESTS_OUT=REQUESTS ./harness INPUT saves it):
  *       each request followed by the next answer, for
- *       `pmi-trace replay --client crash.trace -- ./driver`.
+ *       `pmi-trace replay --client crash.trace -- ./driver`;
+ *   pmifuzz-trace --seed server|client [--conn LABEL] TRACE > seed
+ *       the other way: one connection's bytes of a recorded session as a
+ *       seed for a harness (a server harness takes what the client sent,
+ *       a client harness what the server answered).
  * Messages are framed by the codec; bytes it cannot frame go as raw events,
  * sent exactly as they are. */
 #include <stdio.h>
@@ -81,11 +85,88 @@ static void event(pmt_trace *t, pmt_side side, const chunk *c)
         t->events[t->nevents - 1].form = PMT_FORM_RAW;
 }
 
+#define PMIFUZZ_TRACE_VERSION "pmifuzz-trace (pmi2-conform) 0.1.0"
+
+static void usage(FILE *f)
+{
+    fputs("usage: pmifuzz-trace --server INPUT > crash.trace\n"
+          "       pmifuzz-trace --client INPUT REQUESTS > crash.trace\n"
+          "       pmifuzz-trace --seed server|client [--conn LABEL] TRACE > seed\n"
+          "  --server  INPUT is a server harness's input (what a client sent): a trace\n"
+          "            for `pmi-trace replay --server`\n"
+          "  --client  INPUT is a client harness's input (the server's answers) and\n"
+          "            REQUESTS what the library wrote (PMIFUZZ_REQUESTS_OUT): a trace for\n"
+          "            `pmi-trace replay --client TRACE -- env PMIFUZZ_LIVE=1 ./harness`\n"
+          "  --seed    the other way: the bytes of one connection of a recorded TRACE\n"
+          "            (pmi-mockserver --trace, pmi-trace record) as a harness seed:\n"
+          "            `server` writes what the client sent (C>S), `client` what the\n"
+          "            server answered (S>C); --conn picks the connection (the first)\n"
+          "  -h, --help     this text\n"
+          "  -V, --version  print the version\n"
+          "exit status: 0 written, 1 the trace has no such connection or no bytes on\n"
+          "that side, 2 usage error or a file that cannot be read\n",
+          f);
+}
+
+/* One side of one connection of a trace, its bytes in order, to stdout. */
+static int seed(const char *what, const char *conn, const char *path)
+{
+    pmt_side side;
+    if (strcmp(what, "server") == 0)
+        side = PMT_CLIENT; /* a server harness is fed what clients send */
+    else if (strcmp(what, "client") == 0)
+        side = PMT_SERVER;
+    else {
+        fprintf(stderr, "pmifuzz-trace: --seed takes server or client, not \"%s\"\n", what);
+        return 2;
+    }
+    pmt_trace t;
+    pmt_error e;
+    if (pmt_read_file(path, &t, &e) != 0) {
+        char msg[400];
+        pmt_error_format(&e, path, msg, sizeof msg);
+        fprintf(stderr, "pmifuzz-trace: %s\n", msg);
+        return 2;
+    }
+    size_t bytes = 0;
+    for (size_t i = 0; i < t.nevents; i++) {
+        const pmt_event *ev = &t.events[i];
+        if (!conn && ev->kind == PMT_EV_DATA)
+            conn = ev->conn; /* the first connection with data */
+        if (ev->kind != PMT_EV_DATA || ev->side != side || !conn || strcmp(ev->conn, conn) != 0)
+            continue;
+        fwrite(ev->data, 1, ev->len, stdout);
+        bytes += ev->len;
+    }
+    int rc = 0;
+    if (!bytes) {
+        fprintf(stderr, "pmifuzz-trace: %s: no %s bytes on connection %s\n", path,
+                side == PMT_CLIENT ? "C>S" : "S>C", conn ? conn : "(none: the trace has no data)");
+        rc = 1;
+    }
+    pmt_trace_free(&t);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc == 2 && (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0)) {
+        puts(PMIFUZZ_TRACE_VERSION);
+        return 0;
+    }
+    if (argc >= 4 && strcmp(argv[1], "--seed") == 0) {
+        if (argc == 4)
+            return seed(argv[2], NULL, argv[3]);
+        if (argc == 6 && strcmp(argv[3], "--conn") == 0)
+            return seed(argv[2], argv[4], argv[5]);
+    }
     int client = argc == 4 && strcmp(argv[1], "--client") == 0;
     if (!client && !(argc == 3 && strcmp(argv[1], "--server") == 0)) {
-        fputs("usage: pmifuzz-trace --server INPUT | --client INPUT REQUESTS\n", stderr);
+        usage(stderr);
         return 2;
     }
     enum { MAXC = 65536 };

@@ -111,9 +111,24 @@ static void run_forked(pmifuzz_api_fn api, int srv, const char *path)
         int sig = WTERMSIG(st);
         if (sig == SIGABRT || sig == SIGALRM || sig == SIGKILL || sig == SIGTERM)
             return;
-        fprintf(stderr, "pmifuzz: the library died of signal %d%s%s\n", sig,
-                path ? "; its requests are in " : "", path ? path : "");
+        if (sig == SIGUSR2) /* died_of_report: the sanitizer's report is above */
+            fprintf(stderr, "pmifuzz: the library died: the sanitizer report above%s%s\n",
+                    path ? "; its requests are in " : "", path ? path : "");
+        else
+            fprintf(stderr, "pmifuzz: the library died of signal %d (%s)%s%s\n", sig,
+                    strsignal(sig), path ? "; its requests are in " : "", path ? path : "");
         abort();
+    }
+}
+
+void pmifuzz_client_live(pmifuzz_api_fn api)
+{
+    /* Live: a real server (pmi-trace replay --client) gave us PMI_FD; the
+     * API runs against it once and the process ends, before libFuzzer reads
+     * its arguments (none are needed). */
+    if (getenv("PMIFUZZ_LIVE")) {
+        api();
+        exit(0);
     }
 }
 

@@ -29,6 +29,9 @@
 #include <unistd.h>
 
 enum { EXIT_CONNECT = 3 };
+/* --client: every message matched, and a program then died or exited
+ * non-zero: a crash reproduced (a CI job sees it in the status). */
+enum { EXIT_PROGRAM = 4 };
 
 typedef struct rconn {
     char label[PMT_CONN_MAX];
@@ -349,7 +352,8 @@ static void replay_usage(FILE *f)
           "                       MS before exiting (the other ranks may not be done)\n"
           "  -v                   log what is sent\n"
           "exit status: 0 every message matched, 1 a divergence (printed side by side),\n"
-          "2 usage or trace error, 3 cannot connect or start PROGRAM\n",
+          "2 usage or trace error, 3 cannot connect or start PROGRAM, 4 (--client) every\n"
+          "message matched and then a PROGRAM died or exited non-zero (a crash reproduced)\n",
           f);
 }
 
@@ -554,7 +558,7 @@ int cmd_replay(int argc, char **argv)
             c[k].fd = sp[0];
             c[k].pid = pid;
         }
-        int bad = run_all(c, nl, verbose);
+        int bad = run_all(c, nl, verbose), died = 0;
         for (size_t k = 0; k < nl; k++) {
             /* the server side is done: the program sees EOF like after a real job */
             shutdown(c[k].fd, SHUT_RDWR);
@@ -572,9 +576,10 @@ int cmd_replay(int argc, char **argv)
             } else if (!bad && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
                 printf("replay: %s: the program exited with status %d\n", c[k].label,
                        WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+                died++;
             }
         }
-        status = bad ? EXIT_FINDINGS : EXIT_OK;
+        status = bad ? EXIT_FINDINGS : died ? EXIT_PROGRAM : EXIT_OK;
     }
 out:
     for (size_t k = 0; c && k < nl; k++) {

@@ -21,8 +21,9 @@
  *
  * Environment: PMIFUZZ_REQUESTS_OUT=FILE runs api() in a child and saves what
  * the library wrote to FILE (for pmifuzz-trace --client); PMIFUZZ_LIVE=1
- * ignores the input and runs api() once against the PMI_FD the environment
- * already has (the harness as the program of `pmi-trace replay --client`);
+ * runs api() once at start-up against the PMI_FD the environment
+ * already has and exits (the harness as the program of `pmi-trace replay
+ * --client`; no input file is needed);
  * PMIFUZZ_LAST_INPUT=FILE saves each input to FILE before api() runs on it
  * (a run that died without a report still names its input). */
 #ifndef PMIFUZZ_HARNESS_H
@@ -58,6 +59,11 @@ PMIFUZZ_API long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_ap
  * crash; exit() and abort() are the library's refusal, not findings.
  * Coverage of the child is not seen by libFuzzer. */
 PMIFUZZ_API void pmifuzz_client_fork(int on);
+/* With PMIFUZZ_LIVE set in the environment: run api() once against the
+ * PMI_FD the process was given (pmi-trace replay --client) and exit 0 (a
+ * crash ends it otherwise); without it, return.  The client macros call it
+ * from LLVMFuzzerInitialize. */
+PMIFUZZ_API void pmifuzz_client_live(pmifuzz_api_fn api);
 /* The requests of the last pmifuzz_client_run (valid until the next one). */
 PMIFUZZ_API const char *pmifuzz_client_requests(size_t *len);
 
@@ -86,6 +92,7 @@ PMIFUZZ_API void pmifuzz_harness_init(pmifuzz_side side);
         (void)argc;                                                                                \
         (void)argv;                                                                                \
         pmifuzz_harness_init(PMIFUZZ_RESPONSES);                                                   \
+        pmifuzz_client_live(api);                                                                  \
         pmifuzz_client_fork(fork);                                                                 \
         return 0;                                                                                  \
     }                                                                                              \
