@@ -3,7 +3,7 @@
 # should (ctest fuzz.kit.forked): exit() and abort() are the library's
 # refusal (no finding, no crash file, nothing reported from the child), a
 # fault is a finding, also one that comes after libFuzzer's alarm has
-# interrupted the parent's wait.
+# interrupted the parent's wait; and what the child covered counts.
 #
 #   forked.sh KIT_FORKED WORKDIR
 set -u
@@ -43,4 +43,22 @@ one fault s crash
 # libFuzzer's alarm comes every timeout/2+1 s: with -timeout=4, at 3 s, while
 # the parent waits for a child that faults at 3.5 s
 one late-fault S crash -timeout=4
+# the child's coverage reaches libFuzzer: the branches that exit and abort in
+# the child are edges of the corpus that holds those inputs (without the
+# counters handed back, both corpora cover the parent's code alone)
+cov() { # dir -> libFuzzer's INITED edge count
+    "$fz" -runs=0 "$1" 2>&1 | grep -oE 'INITED cov: [0-9]+' | grep -oE '[0-9]+$'
+}
+mkdir -p "$work/cov1" "$work/cov3"
+printf x >"$work/cov1/x"
+printf x >"$work/cov3/x"
+printf e >"$work/cov3/e"
+printf a >"$work/cov3/a"
+c1=$(cov "$work/cov1") c3=$(cov "$work/cov3")
+if [ -n "$c1" ] && [ -n "$c3" ] && [ "$c3" -gt "$c1" ]; then
+    echo "ok: coverage: the child's exit and abort branches counted ($c1 -> $c3 edges)"
+else
+    echo "FAIL: coverage: the child's edges did not reach libFuzzer ($c1 -> $c3 edges)" >&2
+    fail=1
+fi
 exit $fail

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "answers.h"
+#include "child_cov.h"
 #include "pmifuzz/harness.h"
 
 static int lib_fd = -1;   /* the number the library's end always gets */
@@ -73,7 +74,16 @@ static void died_of_report(void)
  * would report "fuzz target exited" and write a crash file from the child). */
 static void child_exit(void)
 {
+    pf_child_cov_send();
     _exit(0);
+}
+
+/* abort() in the child: its coverage goes back too, then the signal ends it */
+static void child_abort(int sig)
+{
+    pf_child_cov_send();
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 /* The library in a child: for libraries that exit, abort or keep global
@@ -86,6 +96,7 @@ static void child_exit(void)
 static void run_forked(pmifuzz_api_fn api, int srv, const char *path)
 {
     fflush(NULL);
+    pf_child_cov_init();
     pid_t pid = fork();
     if (pid == 0) {
         if (__sanitizer_set_death_callback)
@@ -94,10 +105,11 @@ static void run_forked(pmifuzz_api_fn api, int srv, const char *path)
         /* abort() (an assertion) and the 10 s alarm end the child by their
          * signal, not through the parent's handlers (libFuzzer's would
          * report a crash or a timeout from the child) */
-        signal(SIGABRT, SIG_DFL);
+        signal(SIGABRT, child_abort);
         signal(SIGALRM, SIG_DFL);
         alarm(10);
         api();
+        pf_child_cov_send();
         _exit(0);
     }
     int st = 0;
@@ -107,6 +119,8 @@ static void run_forked(pmifuzz_api_fn api, int srv, const char *path)
         ;
     drain(srv);
     save(path, reqs, nreqs);
+    if (pid > 0 && (WIFEXITED(st) || (WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT)))
+        pf_child_cov_take(); /* what the child's run reached counts */
     if (pid > 0 && WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
         if (sig == SIGABRT || sig == SIGALRM || sig == SIGKILL || sig == SIGTERM)

@@ -57,7 +57,8 @@ PMIFUZZ_API long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_ap
  * libraries that exit or abort on bad input or initialise once per process
  * (MPI_Init).  A fault or sanitizer report in the child is reported as a
  * crash; exit() and abort() are the library's refusal, not findings.
- * Coverage of the child is not seen by libFuzzer. */
+ * The child's coverage counters (every instrumented module's) are handed
+ * back to the parent when it ends by returning, exit() or abort(). */
 PMIFUZZ_API void pmifuzz_client_fork(int on);
 /* With PMIFUZZ_LIVE set in the environment: run api() once against the
  * PMI_FD the process was given (pmi-trace replay --client) and exit 0 (a
