@@ -3,9 +3,9 @@
  * does, each needing a sensible answer to the one before; then, whether or
  * not those went through, the rest of the PMI-2 API a job may call (spawn,
  * connect, disconnect) and the library's groups extension (pmi2ext.h:
- * construct, get, invite, events, join, destruct): every call but
- * PMI2_Abort (which ends the process) is a parser a server's answer
- * reaches.  The seeds are mock-server sessions of the first part
+ * construct, get, invite, events, join, destruct), and some calls again
+ * with buffers too small for a usual answer: every call but PMI2_Abort
+ * (which ends the process) is a parser a server's answer reaches.  The seeds are mock-server sessions of the first part
  * (init to unpublish): answers to the rest are the fuzzer's to find. */
 #include <pmi2.h>
 #include <pmi2ext.h>
@@ -90,6 +90,19 @@ static int job(void)
            PMI2_Nameserv_unpublish("svc", NULL) == PMI2_SUCCESS;
 }
 
+/* Answers longer than the caller's buffer (a library must cut or refuse
+ * them, never write past it), and the waiting form of a node attribute. */
+static void tight(void)
+{
+    int len, found, ints[1], outn;
+    char small[4];
+    PMI2_Job_GetId(small, sizeof small);
+    PMI2_KVS_Get(NULL, PMI2_ID_NULL, "key0", small, sizeof small, &len);
+    PMI2_Info_GetJobAttr("PMI_process_mapping", small, sizeof small, &found);
+    PMI2_Info_GetNodeAttr("node-key", small, sizeof small, &found, 1);
+    PMI2_Info_GetJobAttrIntArray("universeSize", ints, 1, &outn, &found);
+}
+
 /* Each part of the API in turn, whether or not the one before went
  * through: a part that failed on its answer leaves the next to read the
  * messages that follow. */
@@ -101,6 +114,7 @@ static void api(void)
     job();
     more();
     groups();
+    tight();
     PMI2_Finalize();
 }
 

@@ -1,8 +1,9 @@
 /* libpmiclient's PMI-1 API (pmi.h) through the client kit: a whole job's
  * calls over PMI-1 lines, each needing a sensible answer to the one before,
  * and then, whether or not those went through, the rest of the PMI-1 API a
- * job may call (clique, limits, spawn): every call but PMI_Abort (which
- * ends the process).  The seeds are mock-server sessions of the first part (init to
+ * job may call (clique, limits, spawn), and some calls again with buffers
+ * too small for a usual answer: every call but PMI_Abort (which ends the
+ * process).  The seeds are mock-server sessions of the first part (init to
  * unpublish): answers to the rest are the fuzzer's to find. */
 #include <pmi.h>
 
@@ -41,6 +42,17 @@ static int job(void)
            PMI_Unpublish_name("svc") == PMI_SUCCESS;
 }
 
+/* Answers longer than the caller's buffer (a library must cut or refuse
+ * them, never write past it). */
+static void tight(void)
+{
+    int ranks[1];
+    char small[4];
+    PMI_KVS_Get_my_name(small, sizeof small);
+    PMI_KVS_Get("kvs_0", "key0", small, sizeof small);
+    PMI_Get_clique_ranks(ranks, 1);
+}
+
 /* Each part of the API in turn, whether or not the one before went
  * through: a part that failed on its answer leaves the next to read the
  * messages that follow. */
@@ -51,6 +63,7 @@ static void api(void)
         return;
     job();
     more();
+    tight();
     PMI_Finalize();
 }
 

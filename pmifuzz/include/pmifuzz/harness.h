@@ -42,7 +42,11 @@ typedef void (*pmifuzz_handle_fn)(const char *buf, size_t len);
 typedef void (*pmifuzz_api_fn)(void);
 
 enum pmifuzz_server_flags {
-    PMIFUZZ_WHOLE = 1u << 0, /* one call with the whole input instead of one per message */
+    PMIFUZZ_WHOLE = 1u << 0,  /* one call with the whole input instead of one per message */
+    PMIFUZZ_CHUNKS = 1u << 1, /* the whole input in the pieces reads may return (a message
+                               * whole, a byte, part of a length field, up to a message's
+                               * end), one call per piece, each in a buffer of its size,
+                               * then handle(NULL, 0): the peer closed */
 };
 
 /* Feed data to handle, per message (default) or whole. */

@@ -1,0 +1,109 @@
+/* The server kit's ways of feeding a parser: per message (each whole, in a
+ * buffer of its size), whole, and in chunks (PMIFUZZ_CHUNKS: the pieces a
+ * socket may hand a reader, then handle(NULL, 0)).  Chunks must add up to
+ * the input exactly, be the same for the same input (a crash file replays),
+ * and over many inputs include the cuts that break a reader assuming one
+ * read per message: one byte, inside a length field, all but a message's
+ * last byte, several messages in one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmifuzz/harness.h"
+
+static int failures;
+#define EXPECT(c, ...)                                                                             \
+    do {                                                                                           \
+        if (!(c)) {                                                                                \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+enum { MAXP = 512 };
+static char got[8192];
+static size_t ngot, npieces, lens[MAXP];
+static int closed, after_close;
+
+static void handle(const char *buf, size_t len)
+{
+    if (!buf && !len) {
+        closed++;
+        return;
+    }
+    after_close += closed;
+    if (npieces < MAXP)
+        lens[npieces] = len;
+    npieces++;
+    if (ngot + len <= sizeof got)
+        memcpy(got + ngot, buf, len);
+    ngot += len;
+}
+
+static void feed(const char *in, size_t n, unsigned flags)
+{
+    ngot = npieces = 0;
+    closed = after_close = 0;
+    pmifuzz_server_feed((const uint8_t *)in, n, handle, flags);
+}
+
+int main(void)
+{
+    const char *v2 = "    22cmd=job-getid;thrid=1;    42cmd=kvs-put;thrid=2;key=key0;value=value0;"
+                     "    22cmd=kvs-fence;thrid=3;";
+    const char *v1 = "cmd=init pmi_version=1 pmi_subversion=1\ncmd=get_maxes\ncmd=barrier_in\n";
+    /* per message: three calls, each a whole message */
+    feed(v1, strlen(v1), 0);
+    EXPECT(npieces == 3 && lens[0] == 40 && ngot == strlen(v1) && !closed,
+           "per message: %zu pieces, first %zu bytes", npieces, lens[0]);
+    feed(v2, strlen(v2), PMIFUZZ_WHOLE);
+    EXPECT(npieces == 1 && ngot == strlen(v2) && !closed, "whole: %zu pieces", npieces);
+
+    int one = 0, in_len = 0, short_one = 0, spans = 0;
+    char in[4096];
+    for (int k = 0; k < 400; k++) {
+        /* a v2 stream of k%5+2 messages whose values vary with k */
+        size_t n = 0, ends[8], ne = 0;
+        for (int i = 0; i < k % 5 + 2; i++) {
+            char body[128];
+            int b = snprintf(body, sizeof body, "cmd=kvs-put;thrid=%d;key=k%d;value=%d;", i, k,
+                             k * i);
+            n += (size_t)snprintf(in + n, sizeof in - n, "%6d%s", b, body);
+            ends[ne++] = n;
+        }
+        feed(in, n, PMIFUZZ_CHUNKS);
+        EXPECT(ngot == n && memcmp(got, in, n) == 0, "chunks of input %d do not add up", k);
+        EXPECT(closed == 1 && !after_close, "input %d: end of stream %d times, %d pieces after",
+               k, closed, after_close);
+        size_t first[MAXP], np = npieces < MAXP ? npieces : MAXP;
+        memcpy(first, lens, np * sizeof *lens);
+        feed(in, n, PMIFUZZ_CHUNKS);
+        EXPECT(npieces == np && memcmp(first, lens, np * sizeof *lens) == 0,
+               "input %d: other cuts the second time", k);
+        size_t off = 0;
+        for (size_t i = 0; i < np; i++) {
+            size_t stop = off + lens[i];
+            EXPECT(lens[i] > 0, "input %d: an empty piece", k);
+            one += lens[i] == 1;
+            for (size_t j = 0; j < ne; j++) {
+                size_t start = j ? ends[j - 1] : 0;
+                in_len += stop > start && stop < start + 6;  /* ends inside a length field */
+                short_one += stop + 1 == ends[j];            /* all of a message but its last byte */
+                spans += off < ends[j] && stop > ends[j];    /* runs on into the next message */
+            }
+            off = stop;
+        }
+    }
+    EXPECT(one > 0, "no one-byte piece in 400 inputs");
+    EXPECT(in_len > 0, "no piece ending inside a length field in 400 inputs");
+    EXPECT(short_one > 0, "no piece ending one byte before a message's end in 400 inputs");
+    EXPECT(spans > 0, "no piece running from one message into the next in 400 inputs");
+    feed("", 0, PMIFUZZ_CHUNKS);
+    EXPECT(npieces == 0 && closed == 1, "an empty input: %zu pieces, closed %d", npieces, closed);
+    if (failures)
+        return 1;
+    printf("server kit: per message, whole and chunked feeding as documented\n");
+    return 0;
+}
