@@ -440,6 +440,23 @@ static int op_bytes_msg(pf_ctx *c)
     return 1;
 }
 
+/* A short input: the first message or two, one of them damaged as bytes.
+ * Runs that end in the first exchanges cost little, and plain libFuzzer
+ * spends most of its runs there, trying the first message's grammar one
+ * byte at a time; a session-long input reaches those states only when the
+ * damage lands early. */
+static int op_prefix(pf_ctx *c)
+{
+    if (c->s->nmsg < 2)
+        return 0;
+    size_t keep = 1 + pf_below(c->r, 2);
+    size_t cut = pf_stream_msg_index(c->s, keep - 1) + 1;
+    while (c->s->n > cut)
+        pf_stream_remove(c->s, c->s->n - 1);
+    c->s->focus = c->s->last_read = 0; /* picks over what is left */
+    return op_bytes_msg(c);
+}
+
 static int op_drop_key(pf_ctx *c)
 {
     pf_item *it = pf_stream_pick_msg(c->s, c->r, NULL);
@@ -725,7 +742,7 @@ static const pf_op ops[] = {
     { "swap-cmd", op_swap_cmd, 3, 0 },     { "new-msg", op_new_msg, 2, 0 },
     { "answer", op_answer, 6, 0 },         { "trim", op_trim, 2, 0 },
     { "recount", op_recount, 2, 0 },
-    { "bytes-msg", op_bytes_msg, 4, 0 },
+    { "bytes-msg", op_bytes_msg, 4, 0 }, { "prefix", op_prefix, 3, 0 },
     { "drop-key", op_drop_key, 4, 0 },     { "dup-key", op_dup_key, 3, 0 },
     { "rename-key", op_rename_key, 3, 0 }, { "add-key", op_add_key, 3, 0 },
     { "typed-value", op_typed_value, 4, 0 }, { "limit-value", op_limit_value, 2, 0 },

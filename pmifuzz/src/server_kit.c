@@ -17,48 +17,35 @@ static void call(pmifuzz_handle_fn handle, const char *p, size_t n)
     free(copy);
 }
 
-enum { MAX_ENDS = 4096 };
-
-/* The ends of the input's messages (offsets after each), as the codec
- * frames them; at most max. */
-static size_t message_ends(const char *buf, size_t size, size_t *ends, size_t max)
+/* The end of the message that starts at pos (the codec frames it; a
+ * cut-off or unframeable rest runs to the end of the input). */
+static size_t message_end(pmc_decoder *d, const char *buf, size_t size, size_t pos)
 {
-    pmc_decoder_opts o;
-    pf_decoder_opts(&o);
-    pmc_decoder *d = pmc_decoder_new(&o);
-    size_t pos = 0, n = 0;
-    while (d && pos < size && n < max) {
-        pmc_msg m;
-        pmc_error err;
-        size_t used = 0;
-        int rc = pmc_decode_buffer(d, buf + pos, size - pos, pos, &m, &err, &used);
-        if (rc == PMC_AGAIN || (rc == PMC_ERR && (err.fatal || !used)))
-            used = size - pos;
-        pos += used;
-        ends[n++] = pos;
-    }
-    pmc_decoder_free(d);
-    return n;
+    pmc_msg m;
+    pmc_error err;
+    size_t used = 0;
+    int rc = d ? pmc_decode_buffer(d, buf + pos, size - pos, pos, &m, &err, &used) : PMC_AGAIN;
+    if (rc == PMC_AGAIN || (rc == PMC_ERR && (err.fatal || !used)))
+        used = size - pos;
+    return pos + used;
 }
 
 /* PMIFUZZ_CHUNKS: the stream in the pieces a socket may hand a reader: a
- * message whole, one byte, a few bytes (inside a length field), up to a
- * message's end, or any run.  The cuts follow from the input's own bytes,
- * so a crash file replays with the same pieces.  handle(NULL, 0) last: the
- * peer closed. */
-static void feed_chunks(const char *buf, size_t size, pmifuzz_handle_fn handle)
+ * message whole, one byte, a few bytes (inside a length field), all of a
+ * message but its last byte, or any run.  The cuts follow from the input's
+ * own bytes, so a crash file replays with the same pieces.  handle(NULL, 0)
+ * last: the peer closed. */
+static void feed_chunks(pmc_decoder *d, const char *buf, size_t size, pmifuzz_handle_fn handle)
 {
-    static size_t ends[MAX_ENDS];
-    size_t nends = message_ends(buf, size, ends, MAX_ENDS), e = 0;
     uint64_t h = 0xcbf29ce484222325ull ^ size;
     for (size_t i = 0; i < size; i++)
         h = (h ^ (uint8_t)buf[i]) * 0x100000001b3ull;
-    size_t pos = 0;
+    size_t pos = 0, end = 0; /* end: of the message pos is in */
     while (pos < size) {
         h ^= h << 13, h ^= h >> 7, h ^= h << 17; /* xorshift64 */
-        while (e < nends && ends[e] <= pos)
-            e++;
-        size_t to_end = e < nends ? ends[e] - pos : size - pos, n;
+        while (end <= pos)
+            end = message_end(d, buf, size, end);
+        size_t to_end = end - pos, n;
         switch (h % 8) {
         case 0:
             n = 1;
@@ -70,7 +57,7 @@ static void feed_chunks(const char *buf, size_t size, pmifuzz_handle_fn handle)
             n = 1 + (size_t)(h >> 8) % (size - pos);
             break;
         case 3:
-            n = to_end > 1 ? to_end - 1 : to_end; /* all but the last byte */
+            n = to_end > 1 ? to_end - 1 : to_end;
             break;
         default:
             n = to_end;
@@ -88,32 +75,20 @@ void pmifuzz_server_feed(const uint8_t *data, size_t size, pmifuzz_handle_fn han
                          unsigned flags)
 {
     const char *buf = (const char *)data;
-    if (flags & PMIFUZZ_CHUNKS) {
-        feed_chunks(buf, size, handle);
-        return;
-    }
-    if (flags & PMIFUZZ_WHOLE) {
+    if (flags & PMIFUZZ_WHOLE && !(flags & PMIFUZZ_CHUNKS)) {
         call(handle, buf, size);
         return;
     }
     pmc_decoder_opts o;
     pf_decoder_opts(&o);
-    pmc_decoder *d = pmc_decoder_new(&o);
-    if (!d) {
-        call(handle, buf, size);
-        return;
-    }
-    size_t pos = 0;
-    while (pos < size) {
-        pmc_msg m;
-        pmc_error err;
-        size_t used = 0;
-        int rc = pmc_decode_buffer(d, buf + pos, size - pos, pos, &m, &err, &used);
-        if (rc == PMC_AGAIN || (rc == PMC_ERR && (err.fatal || !used)))
-            used = size - pos; /* a cut-off or unframeable rest goes as it is */
-        call(handle, buf + pos, used);
-        pos += used;
-    }
+    pmc_decoder *d = pmc_decoder_new(&o); /* none: the rest as one piece */
+    if (flags & PMIFUZZ_CHUNKS)
+        feed_chunks(d, buf, size, handle);
+    else
+        for (size_t pos = 0, end; pos < size; pos = end) {
+            end = message_end(d, buf, size, pos);
+            call(handle, buf + pos, end - pos);
+        }
     pmc_decoder_free(d);
 }
 
