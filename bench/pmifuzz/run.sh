@@ -35,14 +35,23 @@ run() {
     local d=$work/$tag
     mkdir -p "$d/corpus" "$d/art"
     cp "$corpus"/* "$d/corpus/"
-    local t0=$SECONDS
+    local t0=$SECONDS rc=0
     env $env "$bin" -seed="$seed" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
         -max_len=4096 -dict="$dict" -print_final_stats=1 -artifact_prefix="$d/art/" \
-        "$d/corpus" >"$d/log" 2>&1 || true
+        "$d/corpus" >"$d/log" 2>&1 || rc=$?
     local el=$((SECONDS - t0))
     local edges execs
     edges=$(grep -oE 'cov: [0-9]+' "$d/log" | tail -1 | grep -oE '[0-9]+' || echo 0)
     execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$d/log" | grep -oE '[0-9]+$' || echo 0)
+    if [ "$rc" -ge 128 ] && ! ls "$d/art"/crash-* >/dev/null 2>&1; then
+        # killed by a signal with no crash file: an uninstrumented library
+        # (Slurm's) wrote through a wild pointer and took the sanitizer's
+        # report down with it.  A crash all the same; its execution count is
+        # the last libFuzzer printed (a lower bound).
+        execs=$(grep -oE '^#[0-9]+' "$d/log" | tail -1 | tr -d '#')
+        echo "${edges:-0} ${execs:-0} ${execs:-0} $el"
+        return
+    fi
     if ls "$d/art"/crash-* >/dev/null 2>&1; then
         echo "$edges $execs $execs $el"
     else
