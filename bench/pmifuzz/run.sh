@@ -14,7 +14,8 @@
 #              mutator is not instrumented, so its own work is not counted)
 #   to crash   executions (and seconds) until the first crash; "-" when none
 #              within the time.  The planted server runs once per bug
-#              (PLANTED=pairs, PLANTED=abort); Slurm's libpmi2 has its own.
+#              (PLANTED=pairs, PLANTED=abort); Slurm's libpmi2 and the
+#              newcomer4 parser and client (tests/peers) have their own.
 # CASES="mockserver: pmiclient:" runs only those (pilots; a bench run runs all).
 # Needs `cmake --preset fuzz && cmake --build --preset fuzz && cmake --build build/fuzz --target kit-plain`.
 set -euo pipefail

@@ -12,16 +12,7 @@
 
 enum { MAX = 4096, POOL = 256, STEPS = 40000 };
 
-static int failures;
-#define EXPECT(c, ...)                                                                             \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "expect.h"
 
 typedef struct seen {
     int err[100];

@@ -11,16 +11,7 @@
 
 #include "pmifuzz/harness.h"
 
-static int failures;
-#define EXPECT(c, ...)                                                                             \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "expect.h"
 
 enum { MAXP = 512 };
 static char got[8192];
