@@ -37,11 +37,29 @@ static int giving_up(int cmd)
     return cs && (strcmp(cs->name, "finalize") == 0 || strcmp(cs->name, "abort") == 0);
 }
 
+int pf_unasked(int cmd)
+{
+    static signed char memo[PMC_CMD__COUNT]; /* 0 unknown, 1 yes, -1 no */
+    if (cmd <= PMC_CMD_UNKNOWN || cmd >= PMC_CMD__COUNT)
+        return 0;
+    if (!memo[cmd]) {
+        const pmc_cmdspec *cs = pmc_schema_get((pmc_cmd)cmd);
+        int yes = cs && (cs->dir & PMC_DIR_RESPONSE) && !(cs->dir & PMC_DIR_REQUEST);
+        size_t n = 0;
+        const pmc_cmdspec *all = pmc_schema_all(&n);
+        for (size_t i = 0; yes && i < n; i++)
+            if (all[i].reply == (pmc_cmd)cmd)
+                yes = 0;
+        memo[cmd] = yes ? 1 : -1;
+    }
+    return memo[cmd] > 0;
+}
+
 /* The 1-based ordinal-th request, for the answer table. */
 static void describe(pf_answer *a, const pmc_msg *m, unsigned ordinal)
 {
     a->cmd = m->cmd;
-    a->nreq = ordinal;
+    a->nreq = a->msg = ordinal;
     a->thrid[0] = '\0';
     a->req_len = m->raw.len <= sizeof a->req ? (unsigned)m->raw.len : 0;
     memcpy(a->req, m->raw.ptr, a->req_len);
@@ -81,15 +99,16 @@ static int known_cmd(int cmd)
  * harness giving up (finalize, abort): remembered as an accepted answer.
  * The first request whose message neither fit nor led where fitting
  * answers lead is where the session is stuck; fits counts the others. */
-static void match(const uint8_t *input, size_t n, const pf_answer *reqs, size_t nreq,
-                  pf_answer *stuck, unsigned *nfit)
+static unsigned match(const uint8_t *input, size_t n, const pf_answer *reqs, size_t nreq,
+                      pf_answer *stuck, unsigned *nfit)
 {
     pmc_decoder_opts o;
     pf_decoder_opts(&o);
     pmc_decoder *d = pmc_decoder_new(&o);
     if (!d)
-        return;
+        return 0;
     size_t pos = 0, k = 0;
+    unsigned unasked = 0; /* frames the library read that answer nothing */
     for (; k + 1 < nreq && pos < n; k++) {
         pmc_msg m;
         pmc_error e;
@@ -97,6 +116,12 @@ static void match(const uint8_t *input, size_t n, const pf_answer *reqs, size_t 
         int rc = pmc_decode_buffer(d, (const char *)input + pos, n - pos, pos, &m, &e, &used);
         if (rc != PMC_MSG)
             break; /* the library read this far and no further in order */
+        if (pf_unasked(m.cmd)) {
+            unasked++;
+            pos += used;
+            k--; /* the same request waits for its answer */
+            continue;
+        }
         int a = reqs[k].cmd, b = reqs[k + 1].cmd, known = known_cmd(a) && known_cmd(b);
         if (fits(&m, &reqs[k])) {
             ++*nfit;
@@ -109,12 +134,16 @@ static void match(const uint8_t *input, size_t n, const pf_answer *reqs, size_t 
             ++*nfit; /* taken all the same */
         } else if (stuck->cmd == PMC_CMD_UNKNOWN && !giving_up(a)) {
             *stuck = reqs[k];
+            stuck->msg += unasked;
         }
         pos += used;
     }
-    if (k + 1 < nreq && stuck->cmd == PMC_CMD_UNKNOWN && !giving_up(reqs[k].cmd))
+    if (k + 1 < nreq && stuck->cmd == PMC_CMD_UNKNOWN && !giving_up(reqs[k].cmd)) {
         *stuck = reqs[k]; /* the input ended or broke before the session did */
+        stuck->msg += unasked;
+    }
     pmc_decoder_free(d);
+    return unasked;
 }
 
 void pf_answer_record(const uint8_t *input, size_t n, const char *reqs, size_t nreqs)
@@ -155,8 +184,10 @@ void pf_answer_record(const uint8_t *input, size_t n, const char *reqs, size_t n
     }
     pf_answer stuck = { .cmd = PMC_CMD_UNKNOWN };
     unsigned nfit = 0;
-    match(input, n, q, nreq < MAX_REQS ? nreq : MAX_REQS, &stuck, &nfit);
+    unsigned unasked = match(input, n, q, nreq < MAX_REQS ? nreq : MAX_REQS, &stuck, &nfit);
     free(q);
+    last.msg += unasked;
+    prev.msg += unasked;
     /* A harness ends with finalize, also after a call failed on its answer
      * (and a harness that calls on after a failure writes more requests
      * first): the request to answer is the one before it, where the input

@@ -23,11 +23,18 @@ typedef struct pf_answer {
     unsigned nreq;  /* requests it wrote in all: it reads the answer to the last as
                      * its nreq-th message, so the input's messages before that one
                      * got it there and the ones after it were never read */
+    unsigned msg;   /* the input message it reads as the answer (1-based): nreq
+                     * plus the frames the server sent unasked before it */
     unsigned req_len; /* the last request's bytes (0 when longer than req) */
     char req[240];
     unsigned fits;  /* answers in the input that fit their request: how far the
                      * session got (nreq also grows with calls after a failure) */
 } pf_answer;
+
+/* Whether cmd is a frame a server sends unasked (a response that answers
+ * no request: group-event, tv_ready, PMI-1's set lines after initack): a
+ * library reads it without having written a request for it. */
+int pf_unasked(int cmd);
 
 /* The library wrote reqs[0..nreqs) while reading input[0..n). */
 void pf_answer_record(const uint8_t *input, size_t n, const char *reqs, size_t nreqs);

@@ -100,6 +100,9 @@ pmc_slice pf_attr_value(pf_arena *a, pf_rng *r, pmc_slice name)
         list(&o, r, 1);
     } else if (pmc_slice_eq(name, "hasNameServ") || pmc_slice_eq(name, "isHeterogeneous")) {
         word(&o, r, bools, 5);
+    } else if (pmc_slice_eq(name, "event")) { /* a group-event's kind (SPEC.md 12.9) */
+        static const char *const ev[] = { "invited", "complete", "invite-failed", "joined" };
+        word(&o, r, ev, 4);
     } else if (pmc_slice_eq(name, "physTopology")) {
         word(&o, r, topo, 6);
     } else if (pmc_slice_eq(name, "physTopologyLevels")) {

@@ -67,8 +67,8 @@ size_t pmifuzz_crossover(const uint8_t *da, size_t na, const uint8_t *db, size_t
     size_t len = 0;
     int ok = pf_stream_decode(&a, da, na) == 0 && pf_stream_decode(&b, db, nb) == 0;
     pf_answer ans;
-    if (ok && (pf_answer_stuck(da, na, &ans) || pf_answer_lookup(da, na, &ans)) && ans.nreq)
-        a.focus = ans.nreq;
+    if (ok && (pf_answer_stuck(da, na, &ans) || pf_answer_lookup(da, na, &ans)) && ans.msg)
+        a.focus = ans.msg;
     if (ok && (pf_below(&r, 2) ? splice_streams(&a, &b, &r, &out)
                                : splice_pairs(&a, &b, &r, &out))) {
         len = out.len < max ? out.len : max;

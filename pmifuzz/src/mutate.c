@@ -53,9 +53,9 @@ static size_t attempt(uint8_t *data, size_t size, size_t max, pf_rng *r)
     pf_answer a, stuck;
     const pf_answer *ans = NULL;
     if (pf_answer_lookup(data, size, &a) && a.nreq) {
-        s.last_read = a.nreq;
+        s.last_read = a.msg;
         ans = pf_answer_stuck(data, size, &stuck) && pf_chance(r, 1, 2) ? &stuck : &a;
-        s.focus = ans->nreq;
+        s.focus = ans->msg;
     }
     /* grow a little at a time, within the length limit (an input already
      * above it may change, not grow) */
@@ -177,8 +177,12 @@ static size_t mutate(uint8_t *data, size_t size, size_t max, pf_rng *r)
             size = n;
     }
     size_t nmsg = pmifuzz_count_messages(data, size);
+    /* A client library's run that ended within its first two reads, on an
+     * input of one or two messages, is a probe of the first answers'
+     * grammars (a line, an mcmd block, a frame): bytes half the time. */
+    int probe = nmsg <= 2 && pf_answer_lookup(data, size, &a) && a.msg <= 2;
     /* undecodable input is mostly bytes; a decodable one keeps a byte path too */
-    if ((nmsg == 0 && pf_chance(r, 3, 4)) || pf_chance(r, 1, 8))
+    if ((nmsg == 0 && pf_chance(r, 3, 4)) || pf_chance(r, 1, probe ? 2 : 8))
         return pf_byte_mutate(data, size, byte_max(size, max), r);
     for (int tries = 0; tries < 4; tries++) {
         size_t n = attempt(data, size, max, r);

@@ -65,6 +65,22 @@ static pmc_slice count_value(pf_ctx *c, size_t n)
     return pf_arena_dup(&c->s->arena, buf, (size_t)k);
 }
 
+/* The n entries a count key announces: every indexed key it counts, for
+ * each index (infoproc0 infokey0 infoval0 ...), typed or plausible. */
+static void add_indexed(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs, const char *count_key,
+                        size_t n, int plausible)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < cs->nkeys; j++) {
+            const pmc_keyspec *o = &cs->keys[j];
+            if (!(o->flags & PMC_K_INDEXED) || !o->count_key || strcmp(o->count_key, count_key))
+                continue;
+            pmc_slice v = plausible ? pf_plausible_value(&c->s->arena, c->r, o->type)
+                                    : pf_typed_value(&c->s->arena, c->r, o->type);
+            pf_item_add(c->s, it, it->n, indexed_name(c, o, (long)i + o->index_base), v);
+        }
+}
+
 static int in_segment(const pmc_keyspec *ks)
 {
     return (ks->flags & (PMC_K_SEGMENT | PMC_K_IN_SEGMENT)) != 0;
@@ -98,14 +114,7 @@ static void fill_level(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs, int seg, s
                 continue;
             size_t n = pf_below(c->r, 4);
             pf_item_add(c->s, it, it->n, key, count_value(c, n));
-            for (size_t i = 0; i < n; i++)
-                for (size_t j = 0; j < cs->nkeys; j++) {
-                    const pmc_keyspec *o = &cs->keys[j];
-                    if ((o->flags & PMC_K_INDEXED) && o->count_key &&
-                        strcmp(o->count_key, ks->name) == 0)
-                        pf_item_add(c->s, it, it->n, indexed_name(c, o, (long)i + o->index_base),
-                                    pf_typed_value(&c->s->arena, c->r, o->type));
-                }
+            add_indexed(c, it, cs, ks->name, n, 0);
         } else if ((ks->flags & (PMC_K_REQUIRED | PMC_K_SEGMENT)) || pf_chance(c->r, 1, 3)) {
             pf_item_add(c->s, it, it->n, key, pf_typed_value(&c->s->arena, c->r, ks->type));
         }
@@ -311,9 +320,14 @@ static void answer_from_schema(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs, co
             if ((ks->flags & PMC_K_INDEXED) ||
                 (!(ks->flags & PMC_K_REQUIRED) && !pf_chance(c->r, 3, 4)))
                 continue;
-            if (counts_keys(cs, ks->name))
-                val = PMC_SLICE_LIT("0");
-            else if (!(pf_chance(c->r, 1, 2) && request_value(c->s, a, key, &val)))
+            if (counts_keys(cs, ks->name)) {
+                /* no entries, or one or two that agree with the count
+                 * (a group result's infoproc/infokey/infoval) */
+                size_t n = pf_chance(c->r, 1, 2) ? 0 : 1 + pf_below(c->r, 2);
+                pf_item_add(c->s, it, it->n, pmc_slice_cstr(ks->name), count_value(c, n));
+                add_indexed(c, it, cs, ks->name, n, 1);
+                continue;
+            } else if (!(pf_chance(c->r, 1, 2) && request_value(c->s, a, key, &val)))
                 val = pf_plausible_value(&c->s->arena, c->r, ks->type);
         }
         pf_item_add(c->s, it, it->n, pf_spec_key(&c->s->arena, c->r, ks), val);
@@ -356,16 +370,69 @@ static void answer_probe(pf_ctx *c, pf_item *it, const pmc_cmdspec *cs, const pf
     }
 }
 
+/* The command a server answers req with: its reply from the schema or, a
+ * quarter of the time, a question back whose answer leads to that same
+ * reply (fullinit: auth-response, a challenge the client answers with
+ * auth-response-complete, whose reply is fullinit-response). */
+static const pmc_cmdspec *reply_to(pf_ctx *c, const pmc_cmdspec *req)
+{
+    const pmc_cmdspec *cs = pmc_schema_get(req->reply);
+    if (!cs || !pf_chance(c->r, 1, 4))
+        return cs;
+    size_t n = 0, k = 0;
+    const pmc_cmdspec *all = pmc_schema_all(&n), *pick[8];
+    for (size_t i = 0; i < n && k < 8; i++) {
+        const pmc_cmdspec *q = &all[i], *back = pmc_schema_get(q->reply);
+        if ((q->dir & PMC_DIR_RESPONSE) && q->wire == req->wire && back &&
+            (back->dir & PMC_DIR_REQUEST) && back->reply == req->reply)
+            pick[k++] = q;
+    }
+    return k ? pick[pf_below(c->r, k)] : cs;
+}
+
+/* A frame the server sends unasked (a group-event: invited, complete,
+ * invite-failed), where the client library reads next: before the answer
+ * it waits for, or earlier.  A client must queue it for a call that comes
+ * later (PMI2X_Group_next_event) or read past it; no request is ever
+ * followed by one, so an answer-by-answer session never holds one. */
+static int op_unasked(pf_ctx *c)
+{
+    if (!c->ans)
+        return 0;
+    pf_answer a = *c->ans;
+    const pmc_cmdspec *req = pmc_schema_get((pmc_cmd)a.cmd);
+    if (!req)
+        return 0;
+    size_t n = 0, k = 0;
+    const pmc_cmdspec *all = pmc_schema_all(&n), *pick[16];
+    for (size_t i = 0; i < n && k < 16; i++)
+        if (all[i].wire == req->wire && pf_unasked(all[i].id))
+            pick[k++] = &all[i];
+    if (!k)
+        return 0;
+    const pmc_cmdspec *cs = pick[pf_below(c->r, k)];
+    size_t at = a.msg ? pf_stream_msg_index(c->s, a.msg - 1) : c->s->n;
+    if (at > 1 && pf_chance(c->r, 1, 4))
+        at = 1 + pf_below(c->r, at); /* earlier: queued until asked for */
+    pf_item *it = pf_stream_insert(c->s, at, &(pf_item){ .is_msg = 1 });
+    if (!it)
+        return 0;
+    c->grown = 1;
+    set_cmd(c, it, cs);
+    answer_from_schema(c, it, cs, &a);
+    return 1;
+}
+
 static int op_answer(pf_ctx *c)
 {
     if (!c->ans)
         return 0;
     pf_answer a = *c->ans;
     const pmc_cmdspec *req = pmc_schema_get((pmc_cmd)a.cmd);
-    const pmc_cmdspec *cs = req ? pmc_schema_get(req->reply) : NULL;
+    const pmc_cmdspec *cs = req ? reply_to(c, req) : NULL;
     if (!cs)
         return 0;
-    size_t at = a.nreq ? pf_stream_msg_index(c->s, a.nreq - 1) : c->s->n;
+    size_t at = a.msg ? pf_stream_msg_index(c->s, a.msg - 1) : c->s->n;
     if (at < c->s->n && pf_chance(c->r, 1, 2))
         pf_stream_remove(c->s, at); /* the answer it could not use */
     pf_item *it = pf_stream_insert(c->s, at, &(pf_item){ .is_msg = 1 });
@@ -454,6 +521,23 @@ static int op_prefix(pf_ctx *c)
     while (c->s->n > cut)
         pf_stream_remove(c->s, c->s->n - 1);
     c->s->focus = c->s->last_read = 0; /* picks over what is left */
+    if (pf_chance(c->r, 1, 3)) {
+        /* The first message as another command of its wire, of either
+         * side (PMI-1's spawn is an mcmd block): the first read's other
+         * grammars, which the seeds' first answer never shows. */
+        pf_item *it = &c->s->it[pf_stream_msg_index(c->s, 0)];
+        unsigned w = it->wire == PMC_WIRE_V2 ? PMIFUZZ_WIRE_V2 : PMIFUZZ_WIRE_V1;
+        const pmc_cmdspec *cs = w == PMIFUZZ_WIRE_V1 && pf_chance(c->r, 1, 2)
+                                    ? pmc_schema_get(PMC_V1_SPAWN) /* the mcmd grammar */
+                                    : pf_pick_cmd(c->r, PMIFUZZ_ANY, w);
+        if (cs && it->is_msg) {
+            set_cmd(c, it, cs);
+            it->n = 0;
+            fill_keys(c, it, cs);
+            if (pf_chance(c->r, 1, 2))
+                return 1;
+        }
+    }
     return op_bytes_msg(c);
 }
 
@@ -741,8 +825,9 @@ static int op_junk(pf_ctx *c)
 static const pf_op ops[] = {
     { "swap-cmd", op_swap_cmd, 3, 0 },     { "new-msg", op_new_msg, 2, 0 },
     { "answer", op_answer, 6, 0 },         { "trim", op_trim, 2, 0 },
+    { "unasked", op_unasked, 2, 0 },
     { "recount", op_recount, 2, 0 },
-    { "bytes-msg", op_bytes_msg, 4, 0 }, { "prefix", op_prefix, 3, 0 },
+    { "bytes-msg", op_bytes_msg, 4, 0 }, { "prefix", op_prefix, 8, 0 },
     { "drop-key", op_drop_key, 4, 0 },     { "dup-key", op_dup_key, 3, 0 },
     { "rename-key", op_rename_key, 3, 0 }, { "add-key", op_add_key, 3, 0 },
     { "typed-value", op_typed_value, 4, 0 }, { "limit-value", op_limit_value, 2, 0 },
