@@ -534,6 +534,8 @@ static int op_prefix(pf_ctx *c)
             set_cmd(c, it, cs);
             it->n = 0;
             fill_keys(c, it, cs);
+            if (pf_chance(c->r, 1, 2) && it->n > 1)
+                it->n = pf_below(c->r, 2); /* short: byte probes land on its syntax */
             if (pf_chance(c->r, 1, 2))
                 return 1;
         }
