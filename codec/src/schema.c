@@ -345,3 +345,19 @@ const pmc_cmdspec *pmc_schema_all(size_t *n)
         *n = (size_t)PMC_CMD__COUNT - 1;
     return &pmc_schema_table_[1];
 }
+
+bool pmc_schema_unsolicited(pmc_cmd id)
+{
+    static signed char memo[PMC_CMD__COUNT]; /* 0 not known yet, 1 yes, -1 no */
+    if (id <= PMC_CMD_UNKNOWN || id >= PMC_CMD__COUNT)
+        return false;
+    if (!memo[id]) {
+        const pmc_cmdspec *cs = pmc_schema_get(id);
+        bool yes = cs && (cs->dir & PMC_DIR_RESPONSE) && !(cs->dir & PMC_DIR_REQUEST);
+        for (int i = PMC_CMD_UNKNOWN + 1; yes && i < PMC_CMD__COUNT; i++)
+            if (pmc_schema_table_[i].reply == id)
+                yes = false;
+        memo[id] = yes ? 1 : -1; /* a race writes the same value */
+    }
+    return memo[id] > 0;
+}

@@ -7,7 +7,8 @@
  *   pmifuzz-trace --client INPUT REQUESTS > crash.trace
  *       the input is what the server answered, REQUESTS what the library
  *       wrote (PMIFUZZ_REQUESTS_OUT=REQUESTS ./harness INPUT saves it):
- *       each request followed by the next answer, for
+ *       each request followed by the next answer and the frames a server
+ *       sends unasked around it, for
  *       `pmi-trace replay --client crash.trace -- ./driver`;
  *   pmifuzz-trace --seed server|client [--conn LABEL] TRACE > seed
  *       the other way: one connection's bytes of a recorded session as a
@@ -25,7 +26,8 @@
 typedef struct chunk {
     const char *p;
     size_t n;
-    int raw; /* not a message the codec accepts */
+    int raw;     /* not a message the codec accepts */
+    int unasked; /* a frame a server sends unasked (set lines after initack, group-event) */
 } chunk;
 
 /* Split bytes into messages (and unframeable rest) with a lenient decoder. */
@@ -47,7 +49,7 @@ static size_t frame(const char *buf, size_t len, chunk *out, size_t max)
         int raw = rc != PMC_MSG;
         if (rc == PMC_AGAIN || (rc == PMC_ERR && (e.fatal || !used)))
             used = len - pos;
-        out[n++] = (chunk){ buf + pos, used, raw };
+        out[n++] = (chunk){ buf + pos, used, raw, !raw && pmc_schema_unsolicited(m.cmd) };
         pos += used;
     }
     pmc_decoder_free(d);
@@ -186,9 +188,16 @@ int main(int argc, char **argv)
     pmt_add_env(&t, "PMI_SIZE", "1");
     if (client) {
         size_t i = 0, j = 0;
-        for (; j < nrq; j++) { /* request, then the answer the library read next */
+        for (; j < nrq; j++) {
+            /* request, then the answer the library read next, with the
+             * frames sent unasked before it (queued) and after it (read
+             * before the next request: set lines after initack) */
             event(&t, PMT_CLIENT, &rq[j]);
+            while (i < nin && in[i].unasked)
+                event(&t, PMT_SERVER, &in[i++]);
             if (i < nin)
+                event(&t, PMT_SERVER, &in[i++]);
+            while (i < nin && in[i].unasked)
                 event(&t, PMT_SERVER, &in[i++]);
         }
         for (; i < nin; i++)

@@ -39,20 +39,7 @@ static int giving_up(int cmd)
 
 int pf_unasked(int cmd)
 {
-    static signed char memo[PMC_CMD__COUNT]; /* 0 unknown, 1 yes, -1 no */
-    if (cmd <= PMC_CMD_UNKNOWN || cmd >= PMC_CMD__COUNT)
-        return 0;
-    if (!memo[cmd]) {
-        const pmc_cmdspec *cs = pmc_schema_get((pmc_cmd)cmd);
-        int yes = cs && (cs->dir & PMC_DIR_RESPONSE) && !(cs->dir & PMC_DIR_REQUEST);
-        size_t n = 0;
-        const pmc_cmdspec *all = pmc_schema_all(&n);
-        for (size_t i = 0; yes && i < n; i++)
-            if (all[i].reply == (pmc_cmd)cmd)
-                yes = 0;
-        memo[cmd] = yes ? 1 : -1;
-    }
-    return memo[cmd] > 0;
+    return pmc_schema_unsolicited((pmc_cmd)cmd);
 }
 
 /* The 1-based ordinal-th request, for the answer table. */
@@ -99,14 +86,21 @@ static int known_cmd(int cmd)
  * harness giving up (finalize, abort): remembered as an accepted answer.
  * The first request whose message neither fit nor led where fitting
  * answers lead is where the session is stuck; fits counts the others. */
-static unsigned match(const uint8_t *input, size_t n, const pf_answer *reqs, size_t nreq,
-                      pf_answer *stuck, unsigned *nfit)
+/* What match() learnt of the last two requests' answers. */
+typedef struct tail {
+    unsigned unasked, unasked_prev; /* frames that answer nothing before the last
+                                     * request's answer, and before the one before's */
+    int answered, prev_answered;    /* their answer is in the input and fits */
+} tail;
+
+static void match(const uint8_t *input, size_t n, const pf_answer *reqs, size_t nreq,
+                  pf_answer *stuck, unsigned *nfit, tail *t)
 {
     pmc_decoder_opts o;
     pf_decoder_opts(&o);
     pmc_decoder *d = pmc_decoder_new(&o);
     if (!d)
-        return 0;
+        return;
     size_t pos = 0, k = 0;
     unsigned unasked = 0; /* frames the library read that answer nothing */
     for (; k + 1 < nreq && pos < n; k++) {
@@ -123,6 +117,10 @@ static unsigned match(const uint8_t *input, size_t n, const pf_answer *reqs, siz
             continue;
         }
         int a = reqs[k].cmd, b = reqs[k + 1].cmd, known = known_cmd(a) && known_cmd(b);
+        if (k + 2 == nreq) {
+            t->unasked_prev = unasked;
+            t->prev_answered = fits(&m, &reqs[k]);
+        }
         if (fits(&m, &reqs[k])) {
             ++*nfit;
             if (!giving_up(b)) {
@@ -142,8 +140,24 @@ static unsigned match(const uint8_t *input, size_t n, const pf_answer *reqs, siz
         *stuck = reqs[k]; /* the input ended or broke before the session did */
         stuck->msg += unasked;
     }
+    /* Every earlier answer read: the last request's own, and whether the
+     * library had it (then what it reads next is a frame sent unasked: set
+     * lines after initack, a group-event). */
+    while (k + 1 == nreq && pos < n) {
+        pmc_msg m;
+        pmc_error e;
+        size_t used = 0;
+        if (pmc_decode_buffer(d, (const char *)input + pos, n - pos, pos, &m, &e, &used) != PMC_MSG)
+            break;
+        pos += used;
+        if (!pf_unasked(m.cmd)) {
+            t->answered = fits(&m, &reqs[k]);
+            break;
+        }
+        unasked++;
+    }
+    t->unasked = unasked;
     pmc_decoder_free(d);
-    return unasked;
 }
 
 void pf_answer_record(const uint8_t *input, size_t n, const char *reqs, size_t nreqs)
@@ -184,10 +198,18 @@ void pf_answer_record(const uint8_t *input, size_t n, const char *reqs, size_t n
     }
     pf_answer stuck = { .cmd = PMC_CMD_UNKNOWN };
     unsigned nfit = 0;
-    unsigned unasked = match(input, n, q, nreq < MAX_REQS ? nreq : MAX_REQS, &stuck, &nfit);
+    tail t = { 0 };
+    match(input, n, q, nreq < MAX_REQS ? nreq : MAX_REQS, &stuck, &nfit, &t);
     free(q);
-    last.msg += unasked;
-    prev.msg += unasked;
+    if (nreq <= MAX_REQS) {
+        last.msg += t.unasked;
+        prev.msg += t.unasked_prev;
+        last.answered = t.answered;
+        prev.answered = t.prev_answered;
+    } else { /* past the requests kept: where the last ones were read is not known */
+        last.msg += t.unasked;
+        prev.msg += t.unasked;
+    }
     /* A harness ends with finalize, also after a call failed on its answer
      * (and a harness that calls on after a failure writes more requests
      * first): the request to answer is the one before it, where the input

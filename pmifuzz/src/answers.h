@@ -29,6 +29,9 @@ typedef struct pf_answer {
     char req[240];
     unsigned fits;  /* answers in the input that fit their request: how far the
                      * session got (nreq also grows with calls after a failure) */
+    int answered;   /* message msg is in the input and fits this request: what the
+                     * library read next answers nothing it asked (set lines after
+                     * initack, a group-event it waits for) */
 } pf_answer;
 
 /* Whether cmd is a frame a server sends unasked (a response that answers

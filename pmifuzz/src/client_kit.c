@@ -14,6 +14,7 @@
 
 #include "answers.h"
 #include "child_cov.h"
+#include "port_feed.h"
 #include "pmifuzz/harness.h"
 
 static int lib_fd = -1;   /* the number the library's end always gets */
@@ -49,14 +50,67 @@ static void save(const char *path, const void *data, size_t size)
     fclose(f);
 }
 
-static void setup_env(void)
+/* How the library reaches this run's input: PMI_FD (our socket pair's end)
+ * or PMI_PORT with PMI_ID (port_feed.c); the other's variables are taken
+ * away, so a library that would use either takes the one meant. */
+static int env_mode = -1; /* 0 fd, 1 port, -1 not yet set */
+static int own_id;        /* PMI_ID is the kit's (the harness did not set one) */
+
+static int setup_env(int port)
 {
-    char fd[16];
-    snprintf(fd, sizeof fd, "%d", lib_fd);
-    setenv("PMI_FD", fd, 1);
-    setenv("PMI_RANK", "0", 0);
-    setenv("PMI_SIZE", "1", 0);
-    signal(SIGPIPE, SIG_IGN); /* a library writing after the responses ended */
+    if (env_mode == port)
+        return 0;
+    if (env_mode < 0) {
+        setenv("PMI_RANK", "0", 0);
+        setenv("PMI_SIZE", "1", 0);
+        own_id = !getenv("PMI_ID");
+        signal(SIGPIPE, SIG_IGN); /* a library writing after the responses ended */
+    }
+    /* PMI_ID goes with PMI_PORT (SPEC ENV-4); with PMI_FD some libraries
+     * read it too (Slurm's libpmi2), so it is there only when meant */
+    if (own_id && port)
+        setenv("PMI_ID", "0", 1);
+    else if (own_id)
+        unsetenv("PMI_ID");
+    if (port) {
+        const char *a = pf_port_address();
+        if (!a) {
+            fprintf(stderr, "pmifuzz: cannot listen on 127.0.0.1 for PMI_PORT: %s\n", strerror(errno));
+            return -1;
+        }
+        unsetenv("PMI_FD");
+        setenv("PMI_PORT", a, 1);
+    } else {
+        char fd[16];
+        snprintf(fd, sizeof fd, "%d", lib_fd);
+        unsetenv("PMI_PORT");
+        setenv("PMI_FD", fd, 1);
+    }
+    env_mode = port;
+    return 0;
+}
+
+/* A harness whose library never writes a byte tests nothing: it does not
+ * reach the kit (another variable than PMI_FD, a harness that never calls
+ * init), and the run would look clean.  After this many runs it stops. */
+enum { SILENT_RUNS = 64 };
+
+static void check_spoke(void)
+{
+    static unsigned runs;
+    static int spoke;
+    spoke |= nreqs > 0;
+    if (spoke || ++runs < SILENT_RUNS)
+        return;
+    fprintf(stderr,
+            "pmifuzz: the library wrote nothing in %d runs: it never talked to the kit, so the "
+            "harness tests nothing.\n"
+            "  Does api() call the library's init (PMI_Init, PMI2_Init)?  Does the library take "
+            "its connection from PMI_FD (the kit's default), or only from PMI_PORT (run with "
+            "PMIFUZZ_CONNECT=port)?  Does it need other variables set (PMI_RANK, PMI_SIZE, "
+            "PMI_JOBID...)?\n",
+            SILENT_RUNS);
+    _exit(1); /* not exit(): libFuzzer would take it for a crash of the target */
 }
 
 /* ASan's death callback, when the harness has ASan: a report in the child
@@ -93,7 +147,7 @@ static void child_abort(int sig)
  * the parent, so libFuzzer keeps the input; an exit or abort() the library
  * chose is its way of refusing the input, not a finding.  A child still
  * running after 10 s is killed (a hang, not reported). */
-static void run_forked(pmifuzz_api_fn api, int srv, const char *path)
+static void run_forked(pmifuzz_api_fn api, void (*collect)(void), const char *path)
 {
     fflush(NULL);
     pf_child_cov_init();
@@ -117,8 +171,7 @@ static void run_forked(pmifuzz_api_fn api, int srv, const char *path)
      * child is never reaped and its crash never seen */
     while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
-    drain(srv);
-    save(path, reqs, nreqs);
+    collect(); /* what it wrote is saved before a crash ends this process */
     if (pid > 0 && (WIFEXITED(st) || (WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT)))
         pf_child_cov_take(); /* what the child's run reached counts */
     if (pid > 0 && WIFSIGNALED(st)) {
@@ -146,14 +199,30 @@ void pmifuzz_client_live(pmifuzz_api_fn api)
     }
 }
 
-long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_api_fn api)
+/* One run's connection: the socket pair's kit end (PMI_FD) or, with
+ * PMI_PORT, the connection the library made (known once the run ends). */
+static struct {
+    int port, srv, collected;
+} run_;
+
+/* The run is over: take the library's connection (PMI_PORT), read what it
+ * wrote, save it when asked (PMIFUZZ_REQUESTS_OUT).  Once per run. */
+static void collect(void)
 {
-    /* Live: a real server (pmi-trace replay --client) gave us PMI_FD; the
-     * input is ignored and the API runs against it once. */
-    if (getenv("PMIFUZZ_LIVE")) {
-        api();
-        return 0;
-    }
+    if (run_.collected)
+        return;
+    run_.collected = 1;
+    if (run_.port)
+        run_.srv = pf_port_end();
+    if (run_.srv >= 0)
+        drain(run_.srv);
+    save(getenv("PMIFUZZ_REQUESTS_OUT"), reqs, nreqs);
+}
+
+/* The socket pair: the input on the kit's end, ended there; the library's
+ * end on lib_fd.  The kit's end, or -1. */
+static int pair_begin(const uint8_t *data, size_t size)
+{
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
         return -1;
@@ -164,7 +233,6 @@ long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_api_fn api)
             close(sv[1]);
             return -1;
         }
-        setup_env();
     } else if (dup2(sv[1], lib_fd) < 0) {
         close(sv[0]);
         close(sv[1]);
@@ -183,21 +251,53 @@ long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_api_fn api)
         off += (size_t)n;
     }
     shutdown(sv[0], SHUT_WR);
+    return sv[0];
+}
+
+long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_api_fn api)
+{
+    /* Live: a real server (pmi-trace replay --client) gave us PMI_FD; the
+     * input is ignored and the API runs against it once. */
+    if (getenv("PMIFUZZ_LIVE")) {
+        api();
+        return 0;
+    }
+    static int mode = -1;
+    if (mode < 0)
+        mode = (int)pf_connect_mode();
+    /* PMI_PORT when asked, or when the input begins with initack's answer:
+     * a PMI-1 client sends initack only in that mode (V1CMD-1) */
+    run_.port = mode == PF_CONNECT_PORT ||
+                (mode == PF_CONNECT_AUTO && pf_starts_with_initack(data, size));
+    run_.srv = -1;
+    run_.collected = 0;
+    if (!run_.port && (run_.srv = pair_begin(data, size)) < 0)
+        return -1;
+    if (setup_env(run_.port) < 0 || (run_.port && pf_port_begin(data, size) < 0)) {
+        if (run_.srv >= 0)
+            close(run_.srv);
+        return -1;
+    }
     nreqs = 0;
     /* PMIFUZZ_LAST_INPUT: a library that writes through a wild pointer can
      * corrupt the sanitizer's own state, and the process then dies with no
      * report or crash file; this file still holds the input that killed it
      * (kit/smoke.sh replays it to tell whose fault it was) */
     save(getenv("PMIFUZZ_LAST_INPUT"), data, size);
-    const char *save = getenv("PMIFUZZ_REQUESTS_OUT");
-    if (save || fork_mode || getenv("PMIFUZZ_FORK"))
-        run_forked(api, sv[0], save);
+    const char *out = getenv("PMIFUZZ_REQUESTS_OUT");
+    if (out || fork_mode || getenv("PMIFUZZ_FORK"))
+        run_forked(api, collect, out);
     else
         api();
-    drain(sv[0]);
+    collect();
     pf_answer_record(data, size, reqs, nreqs);
-    close(sv[0]);
-    close(lib_fd); /* EBADF when the library closed it already: harmless */
+    if (run_.port) {
+        pf_port_close(run_.srv);
+    } else {
+        close(run_.srv);
+        close(lib_fd); /* EBADF when the library closed it already: harmless */
+    }
+    check_spoke();
     return (long)nreqs;
 }
 

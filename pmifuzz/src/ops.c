@@ -391,8 +391,9 @@ static const pmc_cmdspec *reply_to(pf_ctx *c, const pmc_cmdspec *req)
 }
 
 /* A frame the server sends unasked (a group-event: invited, complete,
- * invite-failed), where the client library reads next: before the answer
- * it waits for, or earlier.  A client must queue it for a call that comes
+ * invite-failed; PMI-1's set lines after initack), where the client
+ * library reads next: after the answer it had, before the answer it waits
+ * for, or earlier.  A client must queue it for a call that comes
  * later (PMI2X_Group_next_event) or read past it; no request is ever
  * followed by one, so an answer-by-answer session never holds one. */
 static int op_unasked(pf_ctx *c)
@@ -412,6 +413,8 @@ static int op_unasked(pf_ctx *c)
         return 0;
     const pmc_cmdspec *cs = pick[pf_below(c->r, k)];
     size_t at = a.msg ? pf_stream_msg_index(c->s, a.msg - 1) : c->s->n;
+    if (a.answered && at < c->s->n)
+        at++; /* it had its answer and read on: the frame goes after it */
     if (at > 1 && pf_chance(c->r, 1, 4))
         at = 1 + pf_below(c->r, at); /* earlier: queued until asked for */
     pf_item *it = pf_stream_insert(c->s, at, &(pf_item){ .is_msg = 1 });
@@ -428,6 +431,11 @@ static int op_answer(pf_ctx *c)
     if (!c->ans)
         return 0;
     pf_answer a = *c->ans;
+    /* its answer is there and fits, and the library wrote nothing after
+     * it: what it reads next is a frame sent unasked (set lines after
+     * initack, the group-event it waits for), half the time */
+    if (a.answered && pf_chance(c->r, 1, 2))
+        return op_unasked(c);
     const pmc_cmdspec *req = pmc_schema_get((pmc_cmd)a.cmd);
     const pmc_cmdspec *cs = req ? reply_to(c, req) : NULL;
     if (!cs)

@@ -118,6 +118,30 @@ int main(void)
     EXPECT(full_ans > 100, "fullinit answered (%d of 3000)", full_ans);
     EXPECT(challenge > 10 && challenge < full_ans,
            "sometimes a challenge instead, less often (%d of 3000)", challenge);
+
+    /* PMI_PORT mode: initack answered, the library then reads set lines
+     * before it writes init; the set line goes after the answer, never in
+     * front of it */
+    pmc_out ack = { 0 }, ack_req = { 0 };
+    put(&ack, PMC_WIRE_V1, "initack", (const char *const[]){ "rc", "0" }, 2);
+    put(&ack_req, PMC_WIRE_V1, "initack", (const char *const[]){ "pmiid", "0" }, 2);
+    pf_answer_record((const uint8_t *)ack.buf, ack.len, ack_req.buf, ack_req.len);
+    EXPECT(pf_answer_lookup((const uint8_t *)ack.buf, ack.len, &a) && a.answered && a.msg == 1,
+           "initack answered by message 1 (answered %d, msg %u)", a.answered, a.msg);
+    int after = 0, before = 0;
+    for (unsigned seed = 0; seed < 3000; seed++) {
+        uint8_t buf[4096];
+        memcpy(buf, ack.buf, ack.len);
+        size_t n = pmifuzz_mutate(buf, ack.len, sizeof buf, seed);
+        int ids[16];
+        size_t k = cmds_of(buf, n, ids, 16);
+        after += k == 2 && ids[0] == PMC_V1_INITACK && ids[1] == PMC_V1_SET;
+        before += k == 2 && ids[0] == PMC_V1_SET && ids[1] == PMC_V1_INITACK;
+    }
+    EXPECT(after > 30, "a set line after initack's answer (%d of 3000)", after);
+    EXPECT(before < after / 4, "rarely before it (%d of 3000)", before);
+    pmc_out_free(&ack);
+    pmc_out_free(&ack_req);
     pmc_out_free(&in);
     pmc_out_free(&reqs);
     pmc_out_free(&init);

@@ -5,8 +5,9 @@
  *             the environment) this process plays connection r<PMI_RANK>;
  *             with --port HOST:PORT it plays every connection of the trace.
  *   --client -- PROGRAM: we are the server.  One PROGRAM per rank of the
- *             trace, each with its own PMI_FD; requests are checked, the
- *             recorded responses sent (with live values substituted). */
+ *             trace, each with its own PMI_FD (or PMI_PORT and PMI_ID when
+ *             the rank's first request is initack); requests are checked,
+ *             the recorded responses sent (with live values substituted). */
 #define _GNU_SOURCE
 #include "tool.h"
 
@@ -17,8 +18,10 @@
 #include "pmisession/session.h"
 #endif
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -330,6 +333,53 @@ static int identify(rconn *c, const pmt_trace *t)
     return got ? 0 : -1;
 }
 
+/* --client: whether connection c of the trace began in PMI_PORT mode (its
+ * first request is PMI-1's initack, which a client sends only there:
+ * V1CMD-1); the program is then given PMI_PORT and PMI_ID, not PMI_FD. */
+static bool starts_with_initack(const pmt_trace *t, const char *conn)
+{
+    for (size_t i = 0; i < t->nevents; i++) {
+        const pmt_event *ev = &t->events[i];
+        if (!strcmp(ev->conn, conn) && ev->kind == PMT_EV_DATA && ev->side == PMT_CLIENT)
+            return ev->len >= 11 && !memcmp(ev->data, "cmd=initack", 11);
+    }
+    return false;
+}
+
+/* A listener on 127.0.0.1 for PMI_PORT mode: its fd, and "127.0.0.1:PORT"
+ * in addr; -1 when it cannot be made. */
+static int listen_loopback(char *addr, size_t n)
+{
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t alen = sizeof a;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) || listen(fd, 64) ||
+        getsockname(fd, (struct sockaddr *)&a, &alen)) {
+        close(fd);
+        return -1;
+    }
+    snprintf(addr, n, "127.0.0.1:%u", (unsigned)ntohs(a.sin_port));
+    return fd;
+}
+
+/* The connection program pid makes to the listener, within ms; -1 when it
+ * ends or does not connect by then. */
+static int accept_from(int lfd, pid_t pid, unsigned ms)
+{
+    uint64_t until = mono_ms() + ms;
+    while (mono_ms() < until) {
+        struct pollfd p = { lfd, POLLIN, 0 };
+        if (poll(&p, 1, 100) > 0)
+            return accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid) /* it ended before connecting */
+            return -2 - (WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    }
+    return -1;
+}
+
 static void replay_usage(FILE *f)
 {
     fputs("usage: pmi-trace replay --server [--port HOST:PORT] [--conn LABEL] [options] TRACE\n"
@@ -337,7 +387,8 @@ static void replay_usage(FILE *f)
           "  --server   play the client side (C>S) against a server: under a launcher this\n"
           "             process plays connection r<PMI_RANK>; with --port every connection\n"
           "  --client   play the server side (S>C): start PROGRAM once per rank of the\n"
-          "             trace with PMI_FD, PMI_RANK, PMI_SIZE and check what it sends\n"
+          "             trace with PMI_FD, PMI_RANK, PMI_SIZE (PMI_PORT and PMI_ID for a\n"
+          "             rank whose first request is initack) and check what it sends\n"
           "  --tolerate-key KEY   values of KEY may differ (default: kvsname jobid port\n"
           "                       hostname host)\n"
           "  --tolerate-kvs TEXT  values of KVS keys containing TEXT may differ (default:\n"
@@ -526,38 +577,78 @@ int cmd_replay(int argc, char **argv)
             status = EXIT_USAGE;
             goto out;
         }
-        char sz[16];
+        char sz[16], addr[32] = "";
         snprintf(sz, sizeof sz, "%zu", nl);
+        int lfd = -1; /* PMI_PORT mode's listener, made for the first rank that needs it */
         for (size_t k = 0; k < nl; k++) {
-            int sp[2];
-            if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) {
+            bool portmode = starts_with_initack(&t, c[k].label);
+            if (portmode && lfd < 0 && (lfd = listen_loopback(addr, sizeof addr)) < 0) {
+                fprintf(stderr, "pmi-trace replay: cannot listen on 127.0.0.1: %s\n", strerror(errno));
+                status = EXIT_CONNECT;
+                goto out;
+            }
+            int sp[2] = { -1, -1 };
+            if (!portmode && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) {
                 status = EXIT_CONNECT;
                 goto out;
             }
             pid_t pid = fork();
             if (pid == 0) {
-                int cfd = dup(sp[1]); /* without close-on-exec: the program's PMI_FD */
-                char fds[16];
-                snprintf(fds, sizeof fds, "%d", cfd);
-                setenv("PMI_FD", fds, 1);
+                if (portmode) {
+                    unsetenv("PMI_FD");
+                    setenv("PMI_PORT", addr, 1);
+                    setenv("PMI_ID", c[k].label + 1, 1);
+                } else {
+                    int cfd = dup(sp[1]); /* without close-on-exec: the program's PMI_FD */
+                    char fds[16];
+                    snprintf(fds, sizeof fds, "%d", cfd);
+                    setenv("PMI_FD", fds, 1);
+                    unsetenv("PMI_PORT");
+                    unsetenv("PMI_ID");
+                }
                 setenv("PMI_RANK", c[k].label + 1, 1);
                 setenv("PMI_SIZE", sz, 1);
-                unsetenv("PMI_PORT");
-                unsetenv("PMI_ID");
                 signal(SIGPIPE, SIG_DFL);
                 execvp(prog[0], prog);
                 fprintf(stderr, "pmi-trace replay: %s: %s\n", prog[0], strerror(errno));
                 _exit(127);
             }
-            close(sp[1]);
+            if (!portmode)
+                close(sp[1]);
             if (pid < 0) {
-                close(sp[0]);
+                if (!portmode)
+                    close(sp[0]);
                 status = EXIT_CONNECT;
                 goto out;
             }
-            c[k].fd = sp[0];
             c[k].pid = pid;
+            if (portmode) {
+                /* one rank at a time: the connection that comes is this rank's */
+                int fd = accept_from(lfd, pid, timeout);
+                if (fd < 0) {
+                    if (fd <= -2)
+                        printf("replay: %s: the program exited with status %d before it connected "
+                               "to PMI_PORT=%s\n", c[k].label, -2 - fd, addr);
+                    else
+                        printf("replay: %s: the program did not connect to PMI_PORT=%s within %u ms\n",
+                               c[k].label, addr, timeout);
+                    fflush(stdout);
+                    /* no program is left behind: this one, if it still runs, and the ranks before */
+                    for (size_t j = 0; j <= k; j++) {
+                        kill(c[j].pid, SIGKILL);
+                        waitpid(c[j].pid, NULL, 0);
+                    }
+                    status = EXIT_FINDINGS;
+                    close(lfd);
+                    goto out;
+                }
+                c[k].fd = fd;
+            } else {
+                c[k].fd = sp[0];
+            }
         }
+        if (lfd >= 0)
+            close(lfd);
         int bad = run_all(c, nl, verbose), died = 0;
         for (size_t k = 0; k < nl; k++) {
             /* the server side is done: the program sees EOF like after a real job */

@@ -110,6 +110,10 @@ PMC_API const pmc_cmdspec *pmc_schema_lookup(pmc_wire wire, const char *name, si
 /* Id only, PMC_CMD_UNKNOWN when not found; what the decoder calls. */
 PMC_API pmc_cmd pmc_cmd_lookup(pmc_wire wire, const char *name, size_t len);
 PMC_API const pmc_cmdspec *pmc_schema_all(size_t *n);
+/* Whether id is a frame a server sends unasked: a response that is no
+ * request's reply (PMI-1's set lines after initack, group-event, tv_ready).
+ * A client reads it without having written a request for it. */
+PMC_API bool pmc_schema_unsolicited(pmc_cmd id);
 
 /* Validation findings. */
 typedef struct pmc_finding {

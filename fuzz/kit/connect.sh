@@ -1,0 +1,104 @@
+#!/bin/sh
+# How the client kit reaches a library (ctest fuzz.kit.connect): PMI_FD by
+# default; PMI_PORT with PMI_ID for an input that begins with PMI-1's
+# initack answer (a client sends initack only in that mode) and for every
+# input with PMIFUZZ_CONNECT=port; a crash over either is a finding; a
+# harness whose library never writes stops with an error instead of a clean
+# run; and libpmiclient's PMI-1 API goes through its initack exchange when
+# the kit serves it that way.
+#
+#   connect.sh KIT_CONNECT KIT_PMICLIENT_V1 WORKDIR [PMIFUZZ_TRACE PMI_TRACE]
+# With the two tools: such a run becomes a trace that `pmi-trace replay
+# --client` plays back through PMI_PORT.
+set -u
+fz=$1 v1=$2 work=$3 totrace=${4:-} pmitrace=${5:-}
+rm -rf "$work"
+mkdir -p "$work/art" "$work/empty"
+fail=0
+bad() { echo "FAIL: $*" >&2; fail=1; }
+# way name input want-request [env...]: the library's first request
+way() {
+    name=$1 input=$2 want=$3
+    shift 3
+    printf '%b' "$input" >"$work/$name.in"
+    env PMIFUZZ_REQUESTS_OUT="$work/$name.req" "$@" "$fz" "$work/$name.in" >"$work/$name.log" 2>&1
+    got=$(head -n1 "$work/$name.req" 2>/dev/null)
+    if [ "$got" = "$want" ]; then
+        echo "ok: $name: $got"
+    else
+        bad "$name: the library wrote '$got', expected '$want'"
+        tail -5 "$work/$name.log" >&2
+    fi
+}
+way fd-default 'cmd=response_to_init rc=0\n' 'cmd=init via=fd'
+way port-initack 'cmd=initack rc=0\ncmd=set size=1\n' 'cmd=initack pmiid=0'
+way port-asked 'cmd=response_to_init rc=0\n' 'cmd=initack pmiid=0' PMIFUZZ_CONNECT=port
+way fd-asked 'cmd=initack rc=0\n' 'cmd=init via=fd' PMIFUZZ_CONNECT=fd
+way port-id 'cmd=initack rc=0\n' 'cmd=initack pmiid=7' PMI_ID=7
+
+# a crash in a run served through PMI_PORT is a finding, in process
+printf 'cmd=crash\n' >"$work/crash.in"
+KIT_CONNECT_CRASH=1 PMIFUZZ_CONNECT=port "$fz" -artifact_prefix="$work/art/" "$work/crash.in" >"$work/crash.log" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q 'SUMMARY: [A-Za-z]*Sanitizer' "$work/crash.log"; then
+    echo "ok: crash over PMI_PORT reported"
+else
+    bad "crash over PMI_PORT: exit status $rc, no sanitizer report"
+fi
+
+# fuzzing over PMI_PORT: no run is lost to the port (a connection per run)
+PMIFUZZ_CONNECT=port "$fz" -runs=3000 -seed=1 -artifact_prefix="$work/art/" "$work/empty" >"$work/many.log" 2>&1
+if grep -q 'Done 3000 runs' "$work/many.log"; then
+    echo "ok: 3000 runs over PMI_PORT"
+else
+    bad "3000 runs over PMI_PORT did not finish"
+    tail -5 "$work/many.log" >&2
+fi
+
+# a library that never writes: an error within 64 runs, not a clean run
+KIT_CONNECT_SILENT=1 "$fz" -runs=1000 -artifact_prefix="$work/art/" "$work/empty" >"$work/silent.log" 2>&1
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q '^pmifuzz: the library wrote nothing in 64 runs' "$work/silent.log" &&
+    ! ls "$work/art"/crash-* >/dev/null 2>&1; then
+    echo "ok: a silent library stops the run (exit status $rc)"
+else
+    bad "a silent library: exit status $rc, $(grep -c 'wrote nothing' "$work/silent.log") reports"
+fi
+
+# libpmiclient through its initack exchange (PMI_PORT, V1CMD-1/-2/-3)
+printf 'cmd=initack rc=0\ncmd=set size=2\ncmd=set rank=1\ncmd=set debug=0\ncmd=response_to_init rc=0 pmi_version=1 pmi_subversion=1\ncmd=maxes rc=0 kvsname_max=256 keylen_max=64 vallen_max=1024\ncmd=appnum rc=0 appnum=0\ncmd=my_kvsname rc=0 kvsname=kvs_0\n' >"$work/v1.in"
+PMIFUZZ_REQUESTS_OUT="$work/v1.req" "$v1" "$work/v1.in" >"$work/v1.log" 2>&1
+if [ "$(sed -n 1p "$work/v1.req")" = "cmd=initack pmiid=0" ] &&
+    grep -q '^cmd=get_my_kvsname' "$work/v1.req"; then
+    echo "ok: libpmiclient: initack, then init to get_my_kvsname"
+else
+    bad "libpmiclient over PMI_PORT: requests were:"
+    head -5 "$work/v1.req" >&2
+fi
+if [ -n "$totrace" ] && [ -n "$pmitrace" ]; then
+    "$totrace" --client "$work/v1.in" "$work/v1.req" >"$work/v1.trace"
+    # the set lines come after initack's answer, before the init request
+    if sed -n '/^0/p' "$work/v1.trace" | sed -n 3p | grep -q 'S>C "cmd=set size=2'; then
+        echo "ok: the trace keeps the set lines with initack's answer"
+    else
+        bad "the trace pairs the set lines with later requests:"
+        sed -n '/^0/p' "$work/v1.trace" | head -6 >&2
+    fi
+    if "$pmitrace" replay --client "$work/v1.trace" -- env PMIFUZZ_LIVE=1 "$v1" >"$work/replay.log" 2>&1; then
+        echo "ok: pmi-trace replay --client serves it through PMI_PORT: $(tail -n1 "$work/replay.log")"
+    else
+        bad "replay of the PMI_PORT session:"
+        cat "$work/replay.log" >&2
+    fi
+    # a program that never connects: a clear finding, nothing left running
+    "$pmitrace" replay --client --timeout 2000 "$work/v1.trace" -- sleep 30 >"$work/noconn.log" 2>&1
+    rc=$?
+    if [ "$rc" -eq 1 ] && grep -q 'did not connect to PMI_PORT' "$work/noconn.log" &&
+        ! pgrep -f '^sleep 30$' >/dev/null; then
+        echo "ok: a program that does not connect: $(cat "$work/noconn.log")"
+    else
+        bad "a program that does not connect: exit status $rc: $(cat "$work/noconn.log")"
+        pkill -f '^sleep 30$'
+    fi
+fi
+exit $fail

@@ -1,0 +1,58 @@
+/* How the client kit reaches a library (ctest fuzz.kit.connect,
+ * kit/connect.sh): a stand-in library that takes its connection as SPEC
+ * ENV-2 says (PMI_FD when set, else PMI_PORT, with initack as PMI-1 asks
+ * there: V1CMD-1), says which it used, reads one answer and does what its
+ * first byte after "cmd=" says:
+ *   c... (an answer beginning "cmd=c")  a write through NULL: a finding,
+ *                                       with KIT_CONNECT_CRASH=1 only
+ *   anything else                       returns
+ * With KIT_CONNECT_SILENT=1 in the environment it never connects or
+ * writes: a harness that tests nothing. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "pmifuzz/harness.h"
+
+static int *volatile nowhere;
+
+static int connect_port(const char *hostport)
+{
+    const char *colon = strrchr(hostport, ':');
+    if (!colon || strncmp(hostport, "127.0.0.1:", 10) != 0)
+        return -1;
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(colon + 1)),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+static void api(void)
+{
+    if (getenv("KIT_CONNECT_SILENT"))
+        return;
+    const char *fdv = getenv("PMI_FD"), *port = getenv("PMI_PORT"), *id = getenv("PMI_ID");
+    int fd = fdv ? atoi(fdv) : port ? connect_port(port) : -1;
+    if (fd < 0)
+        return;
+    char line[64];
+    int n = fdv ? snprintf(line, sizeof line, "cmd=init via=fd\n")
+                : snprintf(line, sizeof line, "cmd=initack pmiid=%s\n", id ? id : "none");
+    if (write(fd, line, (size_t)n) != n)
+        n = 0;
+    char ans[8] = "";
+    if (n && read(fd, ans, sizeof ans - 1) > 4 && ans[4] == 'c' && getenv("KIT_CONNECT_CRASH"))
+        *nowhere = 1;
+    if (!fdv)
+        close(fd);
+}
+
+PMIFUZZ_CLIENT_HARNESS(api)
