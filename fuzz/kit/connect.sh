@@ -13,7 +13,7 @@
 set -u
 fz=$1 v1=$2 work=$3 totrace=${4:-} pmitrace=${5:-}
 rm -rf "$work"
-mkdir -p "$work/art" "$work/empty"
+mkdir -p "$work/art" "$work/many" "$work/again" "$work/silent"
 fail=0
 bad() { echo "FAIL: $*" >&2; fail=1; }
 # way name input want-request [env...]: the library's first request
@@ -47,7 +47,7 @@ else
 fi
 
 # fuzzing over PMI_PORT: no run is lost to the port (a connection per run)
-PMIFUZZ_CONNECT=port "$fz" -runs=3000 -seed=1 -artifact_prefix="$work/art/" "$work/empty" >"$work/many.log" 2>&1
+PMIFUZZ_CONNECT=port "$fz" -runs=3000 -seed=1 -artifact_prefix="$work/art/" "$work/many" >"$work/many.log" 2>&1
 if grep -q 'Done 3000 runs' "$work/many.log"; then
     echo "ok: 3000 runs over PMI_PORT"
 else
@@ -55,8 +55,18 @@ else
     tail -5 "$work/many.log" >&2
 fi
 
+# a library that connects again after its answer: end of file there, at
+# once, not a wait in the listener's backlog until the timeout
+KIT_CONNECT_AGAIN=1 PMIFUZZ_CONNECT=port "$fz" -runs=200 -seed=1 -timeout=5 -artifact_prefix="$work/art/" \
+    "$work/again" >"$work/again.log" 2>&1
+if grep -q 'Done 200 runs' "$work/again.log"; then
+    echo "ok: a second connection reads end of file"
+else
+    bad "a library that connects again: $(grep -m1 'ERROR\|timeout' "$work/again.log")"
+fi
+
 # a library that never writes: an error within 64 runs, not a clean run
-KIT_CONNECT_SILENT=1 "$fz" -runs=1000 -artifact_prefix="$work/art/" "$work/empty" >"$work/silent.log" 2>&1
+KIT_CONNECT_SILENT=1 "$fz" -runs=1000 -artifact_prefix="$work/art/" "$work/silent" >"$work/silent.log" 2>&1
 rc=$?
 if [ "$rc" -ne 0 ] && grep -q '^pmifuzz: the library wrote nothing in 64 runs' "$work/silent.log" &&
     ! ls "$work/art"/crash-* >/dev/null 2>&1; then

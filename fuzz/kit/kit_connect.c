@@ -6,6 +6,8 @@
  *   c... (an answer beginning "cmd=c")  a write through NULL: a finding,
  *                                       with KIT_CONNECT_CRASH=1 only
  *   anything else                       returns
+ * With KIT_CONNECT_AGAIN=1 it connects a second time after the answer and
+ * expects end of file there at once (a write through NULL otherwise).
  * With KIT_CONNECT_SILENT=1 in the environment it never connects or
  * writes: a harness that tests nothing. */
 #include <arpa/inet.h>
@@ -53,6 +55,13 @@ static void api(void)
         *nowhere = 1;
     if (!fdv)
         close(fd);
+    /* KIT_CONNECT_AGAIN=1: connect once more, as a library that retries
+     * after the server closed; it must read end of file, not wait */
+    if (!fdv && getenv("KIT_CONNECT_AGAIN") && (fd = connect_port(port)) >= 0) {
+        if (read(fd, ans, 1) != 0)
+            *nowhere = 2;
+        close(fd);
+    }
 }
 
 PMIFUZZ_CLIENT_HARNESS(api)

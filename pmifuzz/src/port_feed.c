@@ -74,11 +74,15 @@ const char *pf_port_address(void)
     return address;
 }
 
+enum { MAX_EXTRA = 16 };
+
 static struct {
     pthread_t th;
     const uint8_t *data;
     size_t size;
     int conn; /* set by the thread */
+    int extra[MAX_EXTRA]; /* later connections, ended, closed with the run */
+    int nextra;
     int running;
 } feed = { .conn = -1 };
 
@@ -91,6 +95,9 @@ static void drop(int fd)
     close(fd);
 }
 
+/* Until the run ends: the first connection gets the input, any later one
+ * (a library that reconnects after the input ran out) is ended at once, so
+ * it reads end of file rather than wait in the backlog for the timeout. */
 static void *serve(void *arg)
 {
     (void)arg;
@@ -103,9 +110,19 @@ static void *serve(void *arg)
         }
         int c = p[0].revents ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
         if (c < 0 && p[1].revents)
-            return NULL; /* the run ended without a connection */
+            return NULL; /* the run is over */
         if (c < 0)
             continue;
+        if (feed.conn >= 0) {
+            /* ended (end of file to the library), closed when the run is:
+             * closing now, with its request unread, would reset it */
+            shutdown(c, SHUT_WR);
+            if (feed.nextra < MAX_EXTRA)
+                feed.extra[feed.nextra++] = c;
+            else
+                drop(c);
+            continue;
+        }
         /* the whole input fits the send buffer for libFuzzer's sizes; the
          * rest is dropped, as on the socket pair */
         int big = (int)(feed.size + 65536);
@@ -119,7 +136,6 @@ static void *serve(void *arg)
         }
         shutdown(c, SHUT_WR);
         feed.conn = c;
-        return NULL;
     }
 }
 
@@ -130,6 +146,7 @@ int pf_port_begin(const uint8_t *data, size_t size)
     feed.data = data;
     feed.size = size;
     feed.conn = -1;
+    feed.nextra = 0;
     if (pthread_create(&feed.th, NULL, serve, NULL))
         return -1;
     feed.running = 1;
@@ -147,7 +164,9 @@ int pf_port_end(void)
     feed.running = 0;
     while (read(stop_pipe[0], &b, 1) < 0 && errno == EINTR)
         ;
-    /* a library that connected again (a retry) gets no second answer */
+    while (feed.nextra > 0)
+        drop(feed.extra[--feed.nextra]);
+    /* connections that came as the run ended */
     int extra;
     while ((extra = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0)
         drop(extra);
