@@ -30,10 +30,10 @@ way() {
         tail -5 "$work/$name.log" >&2
     fi
 }
-way fd-default 'cmd=response_to_init rc=0\n' 'cmd=init via=fd'
+way fd-default 'cmd=response_to_init rc=0\n' 'cmd=init via=fd rank=0'
 way port-initack 'cmd=initack rc=0\ncmd=set size=1\n' 'cmd=initack pmiid=0'
 way port-asked 'cmd=response_to_init rc=0\n' 'cmd=initack pmiid=0' PMIFUZZ_CONNECT=port
-way fd-asked 'cmd=initack rc=0\n' 'cmd=init via=fd' PMIFUZZ_CONNECT=fd
+way fd-asked 'cmd=initack rc=0\n' 'cmd=init via=fd rank=0' PMIFUZZ_CONNECT=fd
 way port-id 'cmd=initack rc=0\n' 'cmd=initack pmiid=7' PMI_ID=7
 
 # a crash in a run served through PMI_PORT is a finding, in process
@@ -44,6 +44,21 @@ if [ "$rc" -ne 0 ] && grep -q 'SUMMARY: [A-Za-z]*Sanitizer' "$work/crash.log"; t
     echo "ok: crash over PMI_PORT reported"
 else
     bad "crash over PMI_PORT: exit status $rc, no sanitizer report"
+fi
+
+# saving a crash input's requests: the crash reproduced, said plainly, exit
+# status 1, not libFuzzer's report of a crash in the kit nor a crash file
+rm -f "$work/art"/*
+KIT_CONNECT_CRASH=1 PMIFUZZ_CONNECT=port PMIFUZZ_REQUESTS_OUT="$work/crash.req" "$fz" \
+    -artifact_prefix="$work/art/" "$work/crash.in" >"$work/crash-req.log" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q '^pmifuzz: the crash reproduced' "$work/crash-req.log" &&
+    ! grep -q 'deadly signal' "$work/crash-req.log" && ! ls "$work/art"/crash-* >/dev/null 2>&1 &&
+    grep -q '^cmd=initack' "$work/crash.req"; then
+    echo "ok: a crash input's requests saved, the crash reported as reproduced"
+else
+    bad "PMIFUZZ_REQUESTS_OUT on a crash: exit status $rc"
+    tail -4 "$work/crash-req.log" >&2
 fi
 
 # fuzzing over PMI_PORT: no run is lost to the port (a connection per run)

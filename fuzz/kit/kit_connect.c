@@ -45,9 +45,12 @@ static void api(void)
     int fd = fdv ? atoi(fdv) : port ? connect_port(port) : -1;
     if (fd < 0)
         return;
-    char line[64];
-    int n = fdv ? snprintf(line, sizeof line, "cmd=init via=fd\n")
-                : snprintf(line, sizeof line, "cmd=initack pmiid=%s\n", id ? id : "none");
+    /* what the environment said, on the line: PMI_RANK belongs to PMI_FD */
+    const char *rank = getenv("PMI_RANK");
+    char line[96];
+    int n = fdv ? snprintf(line, sizeof line, "cmd=init via=fd rank=%.8s\n", rank ? rank : "none")
+                : snprintf(line, sizeof line, "cmd=initack pmiid=%.8s%s%.8s\n", id ? id : "none",
+                           rank ? " rank=" : "", rank ? rank : "");
     if (write(fd, line, (size_t)n) != n)
         n = 0;
     char ans[8] = "";

@@ -184,8 +184,12 @@ int main(int argc, char **argv)
                                 "library, after each request it wrote (C>S)"
                               : "pmifuzz crash reproducer: a client's requests (C>S) to a server");
     pmt_add_meta(&t, "input", argv[2]);
-    pmt_add_env(&t, "PMI_RANK", "0");
-    pmt_add_env(&t, "PMI_SIZE", "1");
+    if (client && nrq && rq[0].n >= 11 && memcmp(rq[0].p, "cmd=initack", 11) == 0) {
+        pmt_add_env(&t, "PMI_ID", "0"); /* served through PMI_PORT */
+    } else {
+        pmt_add_env(&t, "PMI_RANK", "0");
+        pmt_add_env(&t, "PMI_SIZE", "1");
+    }
     if (client) {
         size_t i = 0, j = 0;
         for (; j < nrq; j++) {

@@ -54,24 +54,35 @@ static void save(const char *path, const void *data, size_t size)
  * or PMI_PORT with PMI_ID (port_feed.c); the other's variables are taken
  * away, so a library that would use either takes the one meant. */
 static int env_mode = -1; /* 0 fd, 1 port, -1 not yet set */
-static int own_id;        /* PMI_ID is the kit's (the harness did not set one) */
+/* PMI_ID, PMI_RANK, PMI_SIZE are the kit's (the harness did not set them) */
+static int own_id, own_rank, own_size;
 
 static int setup_env(int port)
 {
     if (env_mode == port)
         return 0;
     if (env_mode < 0) {
-        setenv("PMI_RANK", "0", 0);
-        setenv("PMI_SIZE", "1", 0);
         own_id = !getenv("PMI_ID");
+        own_rank = !getenv("PMI_RANK");
+        own_size = !getenv("PMI_SIZE");
         signal(SIGPIPE, SIG_IGN); /* a library writing after the responses ended */
     }
-    /* PMI_ID goes with PMI_PORT (SPEC ENV-4); with PMI_FD some libraries
-     * read it too (Slurm's libpmi2), so it is there only when meant */
+    /* As launchers do: PMI_ID with PMI_PORT (SPEC ENV-4), PMI_RANK and
+     * PMI_SIZE with PMI_FD (ENV-5); each only where meant, or a library
+     * takes it from the environment instead of reading the answer (the set
+     * lines after initack), and some read PMI_ID with PMI_FD too (Slurm's) */
     if (own_id && port)
         setenv("PMI_ID", "0", 1);
     else if (own_id)
         unsetenv("PMI_ID");
+    if (own_rank && !port)
+        setenv("PMI_RANK", "0", 1);
+    else if (own_rank)
+        unsetenv("PMI_RANK");
+    if (own_size && !port)
+        setenv("PMI_SIZE", "1", 1);
+    else if (own_size)
+        unsetenv("PMI_SIZE");
     if (port) {
         const char *a = pf_port_address();
         if (!a) {
@@ -184,6 +195,13 @@ static void run_forked(pmifuzz_api_fn api, void (*collect)(void), const char *pa
         else
             fprintf(stderr, "pmifuzz: the library died of signal %d (%s)%s%s\n", sig,
                     strsignal(sig), path ? "; its requests are in " : "", path ? path : "");
+        /* saving the requests of a crash input: the crash reproduced, and
+         * that is all (libFuzzer's own report would read as the kit's
+         * crash, and write another crash file) */
+        if (path) {
+            fprintf(stderr, "pmifuzz: the crash reproduced (exit status 1)\n");
+            _exit(1);
+        }
         abort();
     }
 }

@@ -594,8 +594,10 @@ int cmd_replay(int argc, char **argv)
             }
             pid_t pid = fork();
             if (pid == 0) {
-                if (portmode) {
+                if (portmode) { /* as launchers do: rank and size come in the set lines */
                     unsetenv("PMI_FD");
+                    unsetenv("PMI_RANK");
+                    unsetenv("PMI_SIZE");
                     setenv("PMI_PORT", addr, 1);
                     setenv("PMI_ID", c[k].label + 1, 1);
                 } else {
@@ -603,11 +605,11 @@ int cmd_replay(int argc, char **argv)
                     char fds[16];
                     snprintf(fds, sizeof fds, "%d", cfd);
                     setenv("PMI_FD", fds, 1);
+                    setenv("PMI_RANK", c[k].label + 1, 1);
+                    setenv("PMI_SIZE", sz, 1);
                     unsetenv("PMI_PORT");
                     unsetenv("PMI_ID");
                 }
-                setenv("PMI_RANK", c[k].label + 1, 1);
-                setenv("PMI_SIZE", sz, 1);
                 signal(SIGPIPE, SIG_DFL);
                 execvp(prog[0], prog);
                 fprintf(stderr, "pmi-trace replay: %s: %s\n", prog[0], strerror(errno));

@@ -19,14 +19,16 @@
  * library reads end of file after the last response), exports the other end
  * as PMI_FD (with PMI_RANK=0, PMI_SIZE=1 unless set), and calls api().
  * PMIFUZZ_CONNECT=port serves every run through PMI_PORT (a listener on
- * 127.0.0.1; PMI_ID=0 unless set) instead: the library connects from inside
+ * 127.0.0.1; PMI_ID=0 unless set; no PMI_RANK or PMI_SIZE, as launchers
+ * do in that mode) instead: the library connects from inside
  * api() and reads the input there; the default, auto, does so for an input
  * whose first message is PMI-1's initack answer (a client sends initack only
  * in that mode); fd never does.  A library that writes nothing in its first
  * 64 runs stops the process with an error (the harness tests nothing).
  *
  * Environment: PMIFUZZ_REQUESTS_OUT=FILE runs api() in a child and saves what
- * the library wrote to FILE (for pmifuzz-trace --client); PMIFUZZ_LIVE=1
+ * the library wrote to FILE (for pmifuzz-trace --client; when the child
+ * crashes the process says the crash reproduced and exits with status 1); PMIFUZZ_LIVE=1
  * runs api() once at start-up against the PMI_FD the environment
  * already has and exits (the harness as the program of `pmi-trace replay
  * --client`; no input file is needed);
