@@ -388,8 +388,13 @@ static void write_script(const char *path, const pcf_result *r, const char *tmpl
                 oc->verdict == PCF_PASS)
                 fprintf(f, "%s%s", w++ ? " " : "", oc->name + 5);
         }
-    /* a rank the server closed outlives the slowest rank's pauses and wait */
-    fprintf(f, "'\nlinger=$((%u + tmo + 500))", paused);
+    /* a rank the server closed outlives the slowest rank's pauses and wait,
+     * and the skew of the ranks' starts: a launcher that ends the job when
+     * a rank exits unfinalized must not end it before the marked rank has
+     * judged (on a loaded machine the ranks start up to seconds apart; with
+     * half a second of margin a conforming server's replay once read as
+     * reproduced in CI) */
+    fprintf(f, "'\nlinger=$((%u + tmo + 3000))", paused);
     fputs("\npt=${PMI_TRACE:-", f);
     sh_quote(f, pt);
     fputs("}\n", f);

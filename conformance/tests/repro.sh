@@ -24,7 +24,10 @@ if [ "$1" = --one ]; then
     done
     if [ "$st" != "$4" ]; then
         echo "MISMATCH ${2##*/}: replay.sh '$3' exited $st, wanted $4:"
-        sed 's/^/    /' "$2/replay.$4.out" | cut -c1-300 | head -20
+        # the case and what it expected, then how the replay ended (its
+        # verdict lines are last: a long "recorded" line must not hide them)
+        sed 's/^/    /' "$2/replay.$4.out" | cut -c1-300 | head -3
+        grep -v '^case: \|^expected: \|^recorded: ' "$2/replay.$4.out" | sed 's/^/    /' | cut -c1-300 | tail -25
     fi
     exit 0
 fi
