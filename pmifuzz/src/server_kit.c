@@ -1,18 +1,22 @@
 /* The server kit: the codec frames the input into messages; each goes to
- * the user's parser in a buffer of exactly its size. */
+ * the user's parser in a buffer of exactly its size (with PMIFUZZ_CSTRING,
+ * its size and a NUL). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "model.h"
 #include "pmifuzz/harness.h"
 
-static void call(pmifuzz_handle_fn handle, const char *p, size_t n)
+static void call(pmifuzz_handle_fn handle, const char *p, size_t n, unsigned flags)
 {
-    char *copy = malloc(n ? n : 1); /* its own allocation: ASan sees the end */
+    size_t nul = (flags & PMIFUZZ_CSTRING) ? 1 : 0, sz = n + nul;
+    char *copy = malloc(sz ? sz : 1); /* its own allocation: ASan sees the end */
     if (!copy)
         return;
     if (n)
         memcpy(copy, p, n);
+    if (nul)
+        copy[n] = '\0';
     handle(copy, n);
     free(copy);
 }
@@ -35,7 +39,8 @@ static size_t message_end(pmc_decoder *d, const char *buf, size_t size, size_t p
  * message but its last byte, or any run.  The cuts follow from the input's
  * own bytes, so a crash file replays with the same pieces.  handle(NULL, 0)
  * last: the peer closed. */
-static void feed_chunks(pmc_decoder *d, const char *buf, size_t size, pmifuzz_handle_fn handle)
+static void feed_chunks(pmc_decoder *d, const char *buf, size_t size, pmifuzz_handle_fn handle,
+                        unsigned flags)
 {
     uint64_t h = 0xcbf29ce484222325ull ^ size;
     for (size_t i = 0; i < size; i++)
@@ -65,7 +70,7 @@ static void feed_chunks(pmc_decoder *d, const char *buf, size_t size, pmifuzz_ha
         }
         if (n > size - pos)
             n = size - pos;
-        call(handle, buf + pos, n);
+        call(handle, buf + pos, n, flags);
         pos += n;
     }
     handle(NULL, 0);
@@ -76,18 +81,18 @@ void pmifuzz_server_feed(const uint8_t *data, size_t size, pmifuzz_handle_fn han
 {
     const char *buf = (const char *)data;
     if (flags & PMIFUZZ_WHOLE && !(flags & PMIFUZZ_CHUNKS)) {
-        call(handle, buf, size);
+        call(handle, buf, size, flags);
         return;
     }
     pmc_decoder_opts o;
     pf_decoder_opts(&o);
     pmc_decoder *d = pmc_decoder_new(&o); /* none: the rest as one piece */
     if (flags & PMIFUZZ_CHUNKS)
-        feed_chunks(d, buf, size, handle);
+        feed_chunks(d, buf, size, handle, flags);
     else
         for (size_t pos = 0, end; pos < size; pos = end) {
             end = message_end(d, buf, size, pos);
-            call(handle, buf + pos, end - pos);
+            call(handle, buf + pos, end - pos, flags);
         }
     pmc_decoder_free(d);
 }

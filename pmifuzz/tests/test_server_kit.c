@@ -4,7 +4,8 @@
  * the input exactly, be the same for the same input (a crash file replays),
  * and over many inputs include the cuts that break a reader assuming one
  * read per message: one byte, inside a length field, all but a message's
- * last byte, several messages in one. */
+ * last byte, several messages in one.  PMIFUZZ_CSTRING: each buffer ends
+ * in a NUL that len leaves out. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,8 @@
 enum { MAXP = 512 };
 static char got[8192];
 static size_t ngot, npieces, lens[MAXP];
-static int closed, after_close;
+static int closed, after_close, unterminated;
+static unsigned flags_now;
 
 static void handle(const char *buf, size_t len)
 {
@@ -25,6 +27,8 @@ static void handle(const char *buf, size_t len)
         return;
     }
     after_close += closed;
+    if ((flags_now & PMIFUZZ_CSTRING) && (buf[len] != '\0' || strlen(buf) != len))
+        unterminated++;
     if (npieces < MAXP)
         lens[npieces] = len;
     npieces++;
@@ -36,7 +40,8 @@ static void handle(const char *buf, size_t len)
 static void feed(const char *in, size_t n, unsigned flags)
 {
     ngot = npieces = 0;
-    closed = after_close = 0;
+    closed = after_close = unterminated = 0;
+    flags_now = flags;
     pmifuzz_server_feed((const uint8_t *)in, n, handle, flags);
 }
 
@@ -51,6 +56,13 @@ int main(void)
            "per message: %zu pieces, first %zu bytes", npieces, lens[0]);
     feed(v2, strlen(v2), PMIFUZZ_WHOLE);
     EXPECT(npieces == 1 && ngot == strlen(v2) && !closed, "whole: %zu pieces", npieces);
+    /* C strings: the same pieces, each a string of its length */
+    feed(v1, strlen(v1), PMIFUZZ_CSTRING);
+    EXPECT(npieces == 3 && lens[0] == 40 && !unterminated, "per message, C strings: %zu pieces, "
+           "%d not a string of their length", npieces, unterminated);
+    feed(v2, strlen(v2), PMIFUZZ_CHUNKS | PMIFUZZ_CSTRING);
+    EXPECT(ngot == strlen(v2) && closed == 1 && !unterminated,
+           "chunks, C strings: %d pieces not a string of their length", unterminated);
 
     int one = 0, in_len = 0, short_one = 0, spans = 0;
     char in[4096];

@@ -7,8 +7,9 @@
  *   PMIFUZZ_SERVER_HARNESS(handle)
  *
  * handle is called once per message of the input (as the codec frames it,
- * each in a heap buffer of exactly its length, so an over-read is caught)
- * and once for bytes that frame as no message.
+ * each in a heap buffer of exactly its length, so an over-read is caught;
+ * no NUL follows it unless PMIFUZZ_CSTRING) and once for bytes that frame
+ * as no message.
  *
  * A client library fed responses: write the API calls, then
  *
@@ -55,6 +56,9 @@ enum pmifuzz_server_flags {
                                * whole, a byte, part of a length field, up to a message's
                                * end), one call per piece, each in a buffer of its size,
                                * then handle(NULL, 0): the peer closed */
+    PMIFUZZ_CSTRING = 1u << 2, /* with any of the above: a NUL after each buffer's last
+                                * byte (len leaves it out), for an entry point that takes
+                                * a C string; a read past the NUL is still caught */
 };
 
 /* Feed data to handle, per message (default) or whole. */
