@@ -52,6 +52,7 @@ bin=$work/prefix/bin
 "$bin/pmifuzz-trace" --version | grep -q '^pmifuzz-trace ' || fail "pmifuzz-trace --version"
 "$bin/pmifuzz-trace" --help | grep -q -- '--seed' || fail "pmifuzz-trace --help"
 [ -f "$(find "$work/prefix" -name pmifuzz-trace.1 | head -n 1)" ] || fail "no pmifuzz-trace(1) man page"
+[ -f "$(find "$work/prefix" -name libpmifuzz.3 | head -n 1)" ] || fail "no libpmifuzz(3) man page"
 libpmiclient=$(pkg-config --variable=libdir pmiclient)/libpmiclient.so
 if readelf -d "$libpmiclient" 2>/dev/null | grep -q 'NEEDED.*lib[at]san'; then
     # the asan preset's libpmiclient needs gcc's sanitizer runtime first in
