@@ -37,6 +37,17 @@ grep -q 'found LLVMFuzzerCustomMutator' "$work/log" || { cat "$work/log"; fail "
 grep -E '^#[0-9]+|stat::number_of_executed_units' "$work/log" | tail -2
 echo "pkg-config harness found: $(ls "$work"/crash-* | head -1)"
 
+# the same harness with pmifuzz-plain: the kits, no mutator (plain libFuzzer's
+# arm of a comparison)
+# shellcheck disable=SC2046
+"$clang" -fsanitize=fuzzer -o "$work/harness-plain" "$consumer/harness.c" $(pkg-config --cflags --libs pmifuzz-plain)
+# (libFuzzer's own mutations may find the overflow too: its status is no verdict here)
+"$work/harness-plain" -seed=1 -runs=2000 -artifact_prefix="$work/plain-" "$work/corpus" >"$work/log-plain" 2>&1 || true
+grep -q 'INITED' "$work/log-plain" || { tail -20 "$work/log-plain"; fail "the pmifuzz-plain harness did not run"; }
+if grep -q 'found LLVMFuzzerCustomMutator' "$work/log-plain"; then
+    fail "the pmifuzz-plain harness carries the custom mutator"
+fi
+
 # the same harness through find_package(pmi2conform) -> pmi2conform::pmifuzz
 cmake -S "$consumer" -B "$work/cmake" -DCMAKE_C_COMPILER="$clang" \
     -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
