@@ -1,9 +1,11 @@
 /* pmifuzz-trace: a kit harness's crash input as a trace that
  * `pmi-trace replay` plays against the parser again.
  *
- *   pmifuzz-trace --server INPUT > crash.trace
+ *   pmifuzz-trace --server [--conns] INPUT > crash.trace
  *       the input is what a client sent: C>S events, for
- *       `pmi-trace replay --server crash.trace` against the server;
+ *       `pmi-trace replay --server crash.trace` against the server; with
+ *       --conns, what several clients sent (a PMIFUZZ_SERVER_HARNESS_CONNS
+ *       harness's input), dealt to r0, r1, ... as the kit deals it;
  *   pmifuzz-trace --client INPUT REQUESTS > crash.trace
  *       the input is what the server answered, REQUESTS what the library
  *       wrote (PMIFUZZ_REQUESTS_OUT=REQUESTS ./harness INPUT saves it):
@@ -21,6 +23,7 @@
 #include <string.h>
 
 #include "pmicodec/pmicodec.h"
+#include "pmifuzz/harness.h"
 #include "pmitrace/trace.h"
 
 typedef struct chunk {
@@ -87,15 +90,40 @@ static void event(pmt_trace *t, pmt_side side, const chunk *c)
         t->events[t->nevents - 1].form = PMT_FORM_RAW;
 }
 
+/* --server --conns: each message on the connection the kit gave it, each
+ * close an end of stream on that connection */
+static pmt_trace *conns_trace;
+static int conns_open;
+static void conns_event(int conn, const char *buf, size_t len)
+{
+    static uint64_t usec;
+    char label[8];
+    snprintf(label, sizeof label, "r%d", conn);
+    usec += 1000;
+    if (!buf) {
+        if (pmt_add_event(conns_trace, PMT_EV_EOF, usec, label, PMT_CLIENT, NULL, 0) != 0)
+            exit(2);
+        return;
+    }
+    conns_open = conn + 1 > conns_open ? conn + 1 : conns_open;
+    chunk c;
+    size_t n = frame(buf, len, &c, 1);
+    if (!n || pmt_add_event(conns_trace, PMT_EV_DATA, usec, label, PMT_CLIENT, buf, len) != 0)
+        exit(2);
+    if (c.raw || c.n != len)
+        conns_trace->events[conns_trace->nevents - 1].form = PMT_FORM_RAW;
+}
+
 #define PMIFUZZ_TRACE_VERSION "pmifuzz-trace (pmi2-conform) 0.1.0"
 
 static void usage(FILE *f)
 {
-    fputs("usage: pmifuzz-trace --server INPUT > crash.trace\n"
+    fputs("usage: pmifuzz-trace --server [--conns] INPUT > crash.trace\n"
           "       pmifuzz-trace --client INPUT REQUESTS > crash.trace\n"
           "       pmifuzz-trace --seed server|client [--conn LABEL] TRACE > seed\n"
           "  --server  INPUT is a server harness's input (what a client sent): a trace\n"
-          "            for `pmi-trace replay --server`\n"
+          "            for `pmi-trace replay --server`; --conns: several clients'\n"
+          "            (a PMIFUZZ_SERVER_HARNESS_CONNS harness), one connection each\n"
           "  --client  INPUT is a client harness's input (the server's answers) and\n"
           "            REQUESTS what the library wrote (PMIFUZZ_REQUESTS_OUT): a trace for\n"
           "            `pmi-trace replay --client TRACE -- env PMIFUZZ_LIVE=1 ./harness`\n"
@@ -165,6 +193,24 @@ int main(int argc, char **argv)
             return seed(argv[2], NULL, argv[3]);
         if (argc == 6 && strcmp(argv[3], "--conn") == 0)
             return seed(argv[2], argv[4], argv[5]);
+    }
+    if (argc == 4 && strcmp(argv[1], "--server") == 0 && strcmp(argv[2], "--conns") == 0) {
+        size_t n;
+        char *b = slurp(argv[3], &n);
+        pmt_trace t;
+        pmt_trace_init(&t);
+        pmt_add_source(&t, "pmifuzz crash reproducer: several clients' requests (C>S) to a "
+                           "server, dealt as the kit's several-client harness deals them");
+        pmt_add_meta(&t, "input", argv[3]);
+        conns_trace = &t;
+        pmifuzz_server_feed_conns((const uint8_t *)b, n, conns_event, 0);
+        char ranks[16];
+        snprintf(ranks, sizeof ranks, "%d", conns_open ? conns_open : 1);
+        pmt_add_meta(&t, "ranks", ranks);
+        int rc = pmt_write(stdout, &t, NULL, NULL);
+        pmt_trace_free(&t);
+        free(b);
+        return rc != 0;
     }
     int client = argc == 4 && strcmp(argv[1], "--client") == 0;
     if (!client && !(argc == 3 && strcmp(argv[1], "--server") == 0)) {

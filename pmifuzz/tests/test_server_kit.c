@@ -5,7 +5,8 @@
  * and over many inputs include the cuts that break a reader assuming one
  * read per message: one byte, inside a length field, all but a message's
  * last byte, several messages in one.  PMIFUZZ_CSTRING: each buffer ends
- * in a NUL that len leaves out. */
+ * in a NUL that len leaves out.  Several clients: the input dealt out as a
+ * job's ranks interleave, every client closed at the end. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,15 @@ static void handle(const char *buf, size_t len)
     if (ngot + len <= sizeof got)
         memcpy(got + ngot, buf, len);
     ngot += len;
+}
+
+/* several clients: the connection of each call, in order; -1-conn: a close */
+static int seq[64], nseq;
+static void handle_conn(int conn, const char *buf, size_t len)
+{
+    if (nseq < 64)
+        seq[nseq++] = buf ? conn : -1 - conn;
+    (void)len;
 }
 
 static void feed(const char *in, size_t n, unsigned flags)
@@ -103,6 +113,35 @@ int main(void)
     EXPECT(in_len > 0, "no piece ending inside a length field in 400 inputs");
     EXPECT(short_one > 0, "no piece ending one byte before a message's end in 400 inputs");
     EXPECT(spans > 0, "no piece running from one message into the next in 400 inputs");
+    /* two ranks: rank 0 waits at its barrier, rank 1 connects, enters it,
+     * the turn is rank 0's again; both close at the end */
+    const char *job = "cmd=init pmi_version=1 pmi_subversion=1\ncmd=put kvsname=k key=a value=1\n"
+                      "cmd=barrier_in\ncmd=init pmi_version=1 pmi_subversion=1\ncmd=barrier_in\n"
+                      "cmd=get kvsname=k key=a\ncmd=finalize\n";
+    const int want[] = { 0, 0, 0, 1, 1, 0, 0, -1, -2 };
+    nseq = 0;
+    pmifuzz_server_feed_conns((const uint8_t *)job, strlen(job), handle_conn, 0);
+    EXPECT(nseq == 9 && memcmp(seq, want, sizeof want) == 0,
+           "two clients: %d calls, the 4th to %d, the 6th to %d", nseq, seq[3], seq[5]);
+    /* PMI-2: fullinit after the init line is the same client; a fence passes the turn */
+    const char *v2job = "cmd=init pmi_version=2 pmi_subversion=0\n    23cmd=fullinit;pmirank=0;"
+                        "    14cmd=kvs-fence;cmd=init pmi_version=2 pmi_subversion=0\n";
+    nseq = 0;
+    pmifuzz_server_feed_conns((const uint8_t *)v2job, strlen(v2job), handle_conn, 0);
+    const int want2[] = { 0, 0, 0, 1, -1, -2 };
+    EXPECT(nseq == 6 && memcmp(seq, want2, sizeof want2) == 0,
+           "PMI-2 clients: %d calls, the 4th to %d", nseq, seq[3]);
+    /* no more clients than PMIFUZZ_MAX_CONNS */
+    char many[1024] = "";
+    for (int i = 0; i < 12; i++)
+        strcat(many, "cmd=init pmi_version=1 pmi_subversion=1\n");
+    nseq = 0;
+    pmifuzz_server_feed_conns((const uint8_t *)many, strlen(many), handle_conn, 0);
+    int hi = 0;
+    for (int i = 0; i < nseq; i++)
+        hi = seq[i] > hi ? seq[i] : hi;
+    EXPECT(hi == PMIFUZZ_MAX_CONNS - 1 && nseq == 12 + PMIFUZZ_MAX_CONNS,
+           "12 inits: clients up to %d, %d calls", hi, nseq);
     feed("", 0, PMIFUZZ_CHUNKS);
     EXPECT(npieces == 0 && closed == 1, "an empty input: %zu pieces, closed %d", npieces, closed);
     if (failures)

@@ -6,6 +6,8 @@
  *   static void handle(const char *buf, size_t len) { my_server_parse(buf, len); }
  *   PMIFUZZ_SERVER_HARNESS(handle)
  *
+ * (several clients: handle(conn, buf, len) and PMIFUZZ_SERVER_HARNESS_CONNS)
+ *
  * handle is called once per message of the input (as the codec frames it,
  * each in a heap buffer of exactly its length, so an over-read is caught;
  * no NUL follows it unless PMIFUZZ_CSTRING) and once for bytes that frame
@@ -48,6 +50,10 @@ extern "C" {
 #endif
 
 typedef void (*pmifuzz_handle_fn)(const char *buf, size_t len);
+/* A server with several clients: conn (0 .. PMIFUZZ_MAX_CONNS-1) says which
+ * client sent buf; buf NULL and len 0: that client closed. */
+typedef void (*pmifuzz_conn_fn)(int conn, const char *buf, size_t len);
+enum { PMIFUZZ_MAX_CONNS = 8 };
 typedef void (*pmifuzz_api_fn)(void);
 
 enum pmifuzz_server_flags {
@@ -64,6 +70,19 @@ enum pmifuzz_server_flags {
 /* Feed data to handle, per message (default) or whole. */
 PMIFUZZ_API void pmifuzz_server_feed(const uint8_t *data, size_t size, pmifuzz_handle_fn handle,
                                      unsigned flags);
+
+/* The same for a server that keeps state across clients (a barrier, the
+ * key-value space, a client gone while others wait): the input is dealt to
+ * clients as a job's ranks interleave.  Client 0 sends first; an init line
+ * (or initack) from a client that has already spoken is a new client
+ * connecting (up to PMIFUZZ_MAX_CONNS; beyond, the current one goes on); a
+ * request after which a rank waits or is done (barrier_in, kvs-fence, ring,
+ * group construct/join/destruct, finalize) passes the turn to the next
+ * client in order.  At the end every client closes: handle(conn, NULL, 0),
+ * client 0 first.  flags as above: pieces are cut within each client's
+ * stream; PMIFUZZ_WHOLE gives each run of one client's messages in one call. */
+PMIFUZZ_API void pmifuzz_server_feed_conns(const uint8_t *data, size_t size,
+                                           pmifuzz_conn_fn handle, unsigned flags);
 
 /* Run api() against data as the server's responses.  Returns the bytes the
  * library wrote (its requests), for harnesses that check them; -1 when the
@@ -102,6 +121,21 @@ PMIFUZZ_API void pmifuzz_harness_init(pmifuzz_side side);
     }
 
 #define PMIFUZZ_SERVER_HARNESS(handle) PMIFUZZ_SERVER_HARNESS_FLAGS(handle, 0)
+
+/* handle(conn, buf, len): several clients (pmifuzz_server_feed_conns) */
+#define PMIFUZZ_SERVER_HARNESS_CONNS(handle, flags)                                               \
+    int LLVMFuzzerInitialize(int *argc, char ***argv)                                              \
+    {                                                                                              \
+        (void)argc;                                                                                \
+        (void)argv;                                                                                \
+        pmifuzz_harness_init(PMIFUZZ_REQUESTS);                                                    \
+        return 0;                                                                                  \
+    }                                                                                              \
+    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                                   \
+    {                                                                                              \
+        pmifuzz_server_feed_conns(data, size, (handle), (flags));                                  \
+        return 0;                                                                                  \
+    }
 
 #define PMIFUZZ_CLIENT_HARNESS_FORK_(api, fork)                                                   \
     int LLVMFuzzerInitialize(int *argc, char ***argv)                                              \
