@@ -80,4 +80,4 @@ static void handle(int conn, const char *buf, size_t len)
     (void)len;
 }
 
-PMIFUZZ_SERVER_HARNESS_CONNS(handle, PMIFUZZ_CSTRING)
+PMIFUZZ_SERVER_HARNESS_CONNS(handle, PMIFUZZ_LINES | PMIFUZZ_CSTRING)

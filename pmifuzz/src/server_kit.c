@@ -106,7 +106,13 @@ static void feed_chunks(pmc_decoder *d, const char *buf, size_t from, size_t to,
 static void feed_run(pmc_decoder *d, const char *buf, size_t from, size_t to, uint64_t *h,
                      const sink *s)
 {
-    if (s->flags & PMIFUZZ_CHUNKS)
+    if (s->flags & PMIFUZZ_LINES) { /* as getline hands them: up to each LF */
+        for (size_t pos = from, end; pos < to; pos = end) {
+            const char *lf = memchr(buf + pos, '\n', to - pos);
+            end = lf ? (size_t)(lf - buf) + 1 : to;
+            deliver(s, buf + pos, end - pos);
+        }
+    } else if (s->flags & PMIFUZZ_CHUNKS)
         feed_chunks(d, buf, from, to, h, s);
     else if (s->flags & PMIFUZZ_WHOLE)
         deliver(s, buf + from, to - from);
@@ -122,7 +128,7 @@ void pmifuzz_server_feed(const uint8_t *data, size_t size, pmifuzz_handle_fn han
 {
     const char *buf = (const char *)data;
     sink s = { .one = handle, .flags = flags };
-    if (flags & PMIFUZZ_WHOLE && !(flags & PMIFUZZ_CHUNKS)) {
+    if (flags & PMIFUZZ_WHOLE && !(flags & (PMIFUZZ_CHUNKS | PMIFUZZ_LINES))) {
         deliver(&s, buf, size);
         return;
     }

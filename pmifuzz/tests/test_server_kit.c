@@ -66,6 +66,11 @@ int main(void)
            "per message: %zu pieces, first %zu bytes", npieces, lens[0]);
     feed(v2, strlen(v2), PMIFUZZ_WHOLE);
     EXPECT(npieces == 1 && ngot == strlen(v2) && !closed, "whole: %zu pieces", npieces);
+    /* lines: an mcmd block line by line, the rest after the last LF alone */
+    const char *blk = "cmd=init pmi_version=1 pmi_subversion=1\nmcmd=spawn\nnprocs=1\nendcmd\ncmd=get";
+    feed(blk, strlen(blk), PMIFUZZ_LINES | PMIFUZZ_CSTRING);
+    EXPECT(npieces == 5 && lens[1] == 11 && lens[4] == 7 && ngot == strlen(blk) && !unterminated,
+           "lines: %zu pieces, the 2nd %zu bytes, the last %zu", npieces, lens[1], lens[4]);
     /* C strings: the same pieces, each a string of its length */
     feed(v1, strlen(v1), PMIFUZZ_CSTRING);
     EXPECT(npieces == 3 && lens[0] == 40 && !unterminated, "per message, C strings: %zu pieces, "

@@ -62,6 +62,9 @@ enum pmifuzz_server_flags {
                                * whole, a byte, part of a length field, up to a message's
                                * end), one call per piece, each in a buffer of its size,
                                * then handle(NULL, 0): the peer closed */
+    PMIFUZZ_LINES = 1u << 3,   /* the input cut after every LF, one call per line, as a
+                                * server that reads with getline sees it (an mcmd block
+                                * line by line); the rest after the last LF in one call */
     PMIFUZZ_CSTRING = 1u << 2, /* with any of the above: a NUL after each buffer's last
                                 * byte (len leaves it out), for an entry point that takes
                                 * a C string; a read past the NUL is still caught */
