@@ -90,6 +90,22 @@ else
     bad "a silent library: exit status $rc, $(grep -c 'wrote nothing' "$work/silent.log") reports"
 fi
 
+# a library that knows only PMI_FD, fed inputs that begin with initack's
+# answer (auto serves them through PMI_PORT): a note says what those runs
+# test and how to run instead; with PMIFUZZ_CONNECT=fd, no note
+mkdir -p "$work/fdonly"
+for i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17; do
+    printf 'cmd=initack rc=0\ncmd=set size=1 k=%s\n' "$i" >"$work/fdonly/in$i"
+done
+KIT_CONNECT_FD_ONLY=1 "$fz" "$work/fdonly"/in* >"$work/fdonly.log" 2>&1
+KIT_CONNECT_FD_ONLY=1 PMIFUZZ_CONNECT=fd "$fz" "$work/fdonly"/in* >"$work/fdonly-fd.log" 2>&1
+if [ "$(grep -c '^pmifuzz: note: inputs that begin with PMI-1.s initack answer' "$work/fdonly.log")" = 1 ] &&
+    grep -q 'run with PMIFUZZ_CONNECT=fd' "$work/fdonly.log" && ! grep -q 'pmifuzz: note' "$work/fdonly-fd.log"; then
+    echo "ok: a PMI_FD-only library fed initack-first inputs is told to run with PMIFUZZ_CONNECT=fd"
+else
+    bad "a PMI_FD-only library under auto: $(grep -c 'pmifuzz: note' "$work/fdonly.log") notes, $(grep -c 'pmifuzz: note' "$work/fdonly-fd.log") with fd"
+fi
+
 # libpmiclient through its initack exchange (PMI_PORT, V1CMD-1/-2/-3)
 printf 'cmd=initack rc=0\ncmd=set size=2\ncmd=set rank=1\ncmd=set debug=0\ncmd=response_to_init rc=0 pmi_version=1 pmi_subversion=1\ncmd=maxes rc=0 kvsname_max=256 keylen_max=64 vallen_max=1024\ncmd=appnum rc=0 appnum=0\ncmd=my_kvsname rc=0 kvsname=kvs_0\n' >"$work/v1.in"
 PMIFUZZ_REQUESTS_OUT="$work/v1.req" "$v1" "$work/v1.in" >"$work/v1.log" 2>&1

@@ -9,7 +9,8 @@
  * With KIT_CONNECT_AGAIN=1 it connects a second time after the answer and
  * expects end of file there at once (a write through NULL otherwise).
  * With KIT_CONNECT_SILENT=1 in the environment it never connects or
- * writes: a harness that tests nothing. */
+ * writes: a harness that tests nothing.  With KIT_CONNECT_FD_ONLY=1 it
+ * knows PMI_FD only (without it: a singleton, no connection). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -42,6 +43,8 @@ static void api(void)
     if (getenv("KIT_CONNECT_SILENT"))
         return;
     const char *fdv = getenv("PMI_FD"), *port = getenv("PMI_PORT"), *id = getenv("PMI_ID");
+    if (getenv("KIT_CONNECT_FD_ONLY"))
+        port = NULL;
     int fd = fdv ? atoi(fdv) : port ? connect_port(port) : -1;
     if (fd < 0)
         return;

@@ -124,6 +124,28 @@ static void check_spoke(void)
     _exit(1); /* not exit(): libFuzzer would take it for a crash of the target */
 }
 
+/* PMIFUZZ_CONNECT=auto serves an input that begins with initack's answer
+ * through PMI_PORT; a library that reads only PMI_FD then runs with no PMI
+ * connection (a singleton), which passes clean.  Say so once, when it has
+ * never connected in this many such runs. */
+enum { UNCONNECTED_RUNS = 16 };
+
+static void check_connected(int connected)
+{
+    static unsigned runs;
+    static int ever, said;
+    ever |= connected;
+    if (ever || said || ++runs < UNCONNECTED_RUNS)
+        return;
+    said = 1;
+    fprintf(stderr,
+            "pmifuzz: note: inputs that begin with PMI-1's initack answer go through PMI_PORT "
+            "(PMIFUZZ_CONNECT=auto), and the library has not connected to it in %d of them: "
+            "those runs test it without a PMI connection.  If it reads only PMI_FD, run with "
+            "PMIFUZZ_CONNECT=fd (and replay its crash files the same way).\n",
+            UNCONNECTED_RUNS);
+}
+
 /* ASan's death callback, when the harness has ASan: a report in the child
  * must read as a crash to the parent, not as an ordinary exit status. */
 extern void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
@@ -309,6 +331,8 @@ long pmifuzz_client_run(const uint8_t *data, size_t size, pmifuzz_api_fn api)
         api();
     collect();
     pf_answer_record(data, size, reqs, nreqs);
+    if (run_.port && mode == PF_CONNECT_AUTO)
+        check_connected(run_.srv >= 0);
     if (run_.port) {
         pf_port_close(run_.srv);
     } else {
