@@ -130,7 +130,9 @@ static void usage(FILE *f)
           "  --seed    the other way: the bytes of one connection of a recorded TRACE\n"
           "            (pmi-mockserver --trace, pmi-trace record) as a harness seed:\n"
           "            `server` writes what the client sent (C>S), `client` what the\n"
-          "            server answered (S>C); --conn picks the connection (the first)\n"
+          "            server answered (S>C); --conn picks the connection (the first);\n"
+          "            --conn all: every connection's, one after another (a job's\n"
+          "            clients, for a PMIFUZZ_SERVER_HARNESS_CONNS harness)\n"
           "  -h, --help     this text\n"
           "  -V, --version  print the version\n"
           "exit status: 0 written, 1 the trace has no such connection or no bytes on\n"
@@ -159,15 +161,35 @@ static int seed(const char *what, const char *conn, const char *path)
         return 2;
     }
     size_t bytes = 0;
-    for (size_t i = 0; i < t.nevents; i++) {
-        const pmt_event *ev = &t.events[i];
-        if (!conn && ev->kind == PMT_EV_DATA)
-            conn = ev->conn; /* the first connection with data */
-        if (ev->kind != PMT_EV_DATA || ev->side != side || !conn || strcmp(ev->conn, conn) != 0)
-            continue;
-        fwrite(ev->data, 1, ev->len, stdout);
-        bytes += ev->len;
+    /* --conn all: every connection's bytes, one connection after another
+     * (in the order they first sent): a job's clients for a several-client
+     * harness, which deals them out again at each init */
+    int all = conn && strcmp(conn, "all") == 0;
+    for (size_t c = 0; c < (all ? t.nevents : 1); c++) {
+        if (all) {
+            const pmt_event *first = &t.events[c];
+            if (first->kind != PMT_EV_DATA || first->side != side)
+                continue;
+            size_t k = 0;
+            while (k < c && !(t.events[k].kind == PMT_EV_DATA && t.events[k].side == side &&
+                              strcmp(t.events[k].conn, first->conn) == 0))
+                k++;
+            if (k < c)
+                continue; /* this connection was written already */
+            conn = first->conn;
+        }
+        for (size_t i = 0; i < t.nevents; i++) {
+            const pmt_event *ev = &t.events[i];
+            if (!conn && ev->kind == PMT_EV_DATA)
+                conn = ev->conn; /* the first connection with data */
+            if (ev->kind != PMT_EV_DATA || ev->side != side || !conn || strcmp(ev->conn, conn) != 0)
+                continue;
+            fwrite(ev->data, 1, ev->len, stdout);
+            bytes += ev->len;
+        }
     }
+    if (all)
+        conn = "all";
     int rc = 0;
     if (!bytes) {
         fprintf(stderr, "pmifuzz-trace: %s: no %s bytes on connection %s\n", path,

@@ -130,6 +130,8 @@ void pmifuzz_server_feed(const uint8_t *data, size_t size, pmifuzz_handle_fn han
     sink s = { .one = handle, .flags = flags };
     if (flags & PMIFUZZ_WHOLE && !(flags & (PMIFUZZ_CHUNKS | PMIFUZZ_LINES))) {
         deliver(&s, buf, size);
+        if (flags & PMIFUZZ_CLOSE)
+            deliver(&s, NULL, 0);
         return;
     }
     pmc_decoder_opts o;
@@ -137,7 +139,7 @@ void pmifuzz_server_feed(const uint8_t *data, size_t size, pmifuzz_handle_fn han
     pmc_decoder *d = pmc_decoder_new(&o); /* none: the rest as one piece */
     uint64_t h = input_hash(buf, size);
     feed_run(d, buf, 0, size, &h, &s);
-    if (flags & PMIFUZZ_CHUNKS)
+    if (flags & (PMIFUZZ_CHUNKS | PMIFUZZ_CLOSE))
         deliver(&s, NULL, 0);
     pmc_decoder_free(d);
 }

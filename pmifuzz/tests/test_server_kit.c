@@ -66,6 +66,12 @@ int main(void)
            "per message: %zu pieces, first %zu bytes", npieces, lens[0]);
     feed(v2, strlen(v2), PMIFUZZ_WHOLE);
     EXPECT(npieces == 1 && ngot == strlen(v2) && !closed, "whole: %zu pieces", npieces);
+    /* the end of the run, asked for in any mode */
+    feed(v1, strlen(v1), PMIFUZZ_CLOSE);
+    EXPECT(npieces == 3 && closed == 1 && !after_close, "per message, close: %zu pieces, closed %d",
+           npieces, closed);
+    feed(v2, strlen(v2), PMIFUZZ_WHOLE | PMIFUZZ_CLOSE);
+    EXPECT(npieces == 1 && closed == 1, "whole, close: %zu pieces, closed %d", npieces, closed);
     /* lines: an mcmd block line by line, the rest after the last LF alone */
     const char *blk = "cmd=init pmi_version=1 pmi_subversion=1\nmcmd=spawn\nnprocs=1\nendcmd\ncmd=get";
     feed(blk, strlen(blk), PMIFUZZ_LINES | PMIFUZZ_CSTRING);

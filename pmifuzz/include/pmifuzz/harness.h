@@ -65,6 +65,9 @@ enum pmifuzz_server_flags {
     PMIFUZZ_LINES = 1u << 3,   /* the input cut after every LF, one call per line, as a
                                 * server that reads with getline sees it (an mcmd block
                                 * line by line); the rest after the last LF in one call */
+    PMIFUZZ_CLOSE = 1u << 4,   /* handle(NULL, 0) after the last piece in any mode: the
+                                * run is over (reset per-run state there); CHUNKS always
+                                * ends so */
     PMIFUZZ_CSTRING = 1u << 2, /* with any of the above: a NUL after each buffer's last
                                 * byte (len leaves it out), for an entry point that takes
                                 * a C string; a read past the NUL is still caught */
