@@ -64,6 +64,15 @@ bin=$work/prefix/bin
 "$bin/pmifuzz-trace" --help | grep -q -- '--seed' || fail "pmifuzz-trace --help"
 [ -f "$(find "$work/prefix" -name pmifuzz-trace.1 | head -n 1)" ] || fail "no pmifuzz-trace(1) man page"
 [ -f "$(find "$work/prefix" -name libpmifuzz.3 | head -n 1)" ] || fail "no libpmifuzz(3) man page"
+# the server-seed recipe: the installed PMI-1 driver under the mock server,
+# two ranks, every client's requests as one seed
+prefix=$(pkg-config --variable=prefix pmifuzz)
+"$bin/pmi-mockserver" -n 2 --trace "$work/drv.trace" -- "$prefix/libexec/pmi2-conform/pmi1-driver" all \
+    >"$work/drv.log" 2>&1 || { cat "$work/drv.log"; fail "the PMI-1 driver under the mock server"; }
+"$bin/pmifuzz-trace" --seed server --conn all "$work/drv.trace" >"$work/drv.seed" ||
+    fail "pmifuzz-trace --seed server --conn all"
+[ "$(grep -c '^cmd=init ' "$work/drv.seed")" = 2 ] && grep -q '^cmd=publish_name ' "$work/drv.seed" ||
+    fail "the driver's seed lacks two clients' sessions"
 libpmiclient=$(pkg-config --variable=libdir pmiclient)/libpmiclient.so
 if readelf -d "$libpmiclient" 2>/dev/null | grep -q 'NEEDED.*lib[at]san'; then
     # the asan preset's libpmiclient needs gcc's sanitizer runtime first in
