@@ -710,6 +710,26 @@ static int op_dup_msg(pf_ctx *c)
     return pf_stream_insert(c->s, pf_below(c->r, c->s->n + 1), &copy) != NULL;
 }
 
+/* Another client connects: the session's first messages (its init and
+ * what follows it) again, later in the input.  A several-client server
+ * harness deals them to a new client (PMIFUZZ_SERVER_HARNESS_CONNS), so a
+ * barrier, a key another rank put or a client gone while others wait is a
+ * mutation away; a one-client parser gets a second init.  Requests only. */
+static int op_client(pf_ctx *c)
+{
+    if (c->cfg->side != PMIFUZZ_REQUESTS || !c->s->n)
+        return 0;
+    size_t most = c->s->n < 8 ? c->s->n : 8;
+    size_t k = 1 + pf_below(c->r, most);
+    size_t at = k + pf_below(c->r, c->s->n - k + 1); /* after the copied run */
+    for (size_t i = 0; i < k; i++) {
+        pf_item copy = c->s->it[i];
+        if (!pf_stream_insert(c->s, at + i, &copy))
+            return 0;
+    }
+    return 1;
+}
+
 static int op_del_msg(pf_ctx *c)
 {
     if (c->s->n < 2)
@@ -844,6 +864,7 @@ static const pf_op ops[] = {
     { "semi-value", op_semi_value, 1, 0 }, { "flood", op_flood, 2, 0 },
     { "split", op_split, 1, 0 },           { "merge", op_merge, 1, 0 },
     { "dup-msg", op_dup_msg, 1, 0 },       { "del-msg", op_del_msg, 1, 0 },
+    { "client", op_client, 2, 0 },
     { "swap-msgs", op_swap_msgs, 1, 0 },   { "dialect", op_dialect, 1, 0 },
     { "wire", op_wire, 1, 0 },             { "bytes-value", op_bytes_value, 6, 0 },
     { "bytes-key", op_bytes_key, 2, 0 },   { "bytes-name", op_bytes_name, 1, 0 },

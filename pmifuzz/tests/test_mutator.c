@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pmicodec/pmicodec.h"
+#include "pmifuzz/harness.h"
 #include "pmifuzz/pmifuzz.h"
 
 enum { MAX = 4096, POOL = 256, STEPS = 40000 };
@@ -47,6 +48,13 @@ static void observe(const uint8_t *p, size_t n, seen *s)
         s->truncated++;
     s->multi += msgs >= 2;
     pmc_decoder_free(d);
+}
+
+static int second_client;
+static void to_conn(int conn, const char *buf, size_t len)
+{
+    (void)len;
+    second_client |= buf && conn > 0;
 }
 
 int main(void)
@@ -104,6 +112,23 @@ int main(void)
     for (size_t i = 0; i < sizeof len_errors / sizeof *len_errors; i++)
         EXPECT(s.err[len_errors[i]] > 0, "the decoder never reported %s",
                pmc_errcode_name(len_errors[i]));
+    /* a server's requests: now and then another client connects (the
+     * session's start again, later), which the several-client kit deals to
+     * a second client */
+    pmifuzz_configure(&(pmifuzz_config){ .side = PMIFUZZ_REQUESTS });
+    const char *job = "cmd=init pmi_version=1 pmi_subversion=1\ncmd=put kvsname=k key=a value=b\n"
+                      "cmd=barrier_in\ncmd=finalize\n";
+    int two = 0;
+    for (unsigned seed = 0; seed < 2000; seed++) {
+        uint8_t buf[MAX];
+        size_t n = strlen(job);
+        memcpy(buf, job, n);
+        n = pmifuzz_mutate(buf, n, MAX, seed);
+        second_client = 0;
+        pmifuzz_server_feed_conns(buf, n, to_conn, 0);
+        two += second_client;
+    }
+    EXPECT(two >= 20, "another client in %d of 2000 mutations of a one-client session", two);
     if (!failures)
         printf("ok: %d steps; 67+ pairs %d, abort w/o exitcode %d, v1 %d, v2 %d, cut %d\n",
                STEPS, s.flood67, s.abort_no_exitcode, s.v1, s.v2, s.truncated);
