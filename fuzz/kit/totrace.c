@@ -140,6 +140,33 @@ static void usage(FILE *f)
           f);
 }
 
+/* The bytes side sent on conn, in order, to stdout; how many. */
+static size_t write_conn(const pmt_trace *t, pmt_side side, const char *conn)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
+        const pmt_event *ev = &t->events[i];
+        if (ev->kind == PMT_EV_DATA && ev->side == side && strcmp(ev->conn, conn) == 0) {
+            fwrite(ev->data, 1, ev->len, stdout);
+            bytes += ev->len;
+        }
+    }
+    return bytes;
+}
+
+/* Whether event i is its connection's first data on side. */
+static int first_of_conn(const pmt_trace *t, pmt_side side, size_t i)
+{
+    const pmt_event *ev = &t->events[i];
+    if (ev->kind != PMT_EV_DATA || ev->side != side)
+        return 0;
+    for (size_t k = 0; k < i; k++)
+        if (t->events[k].kind == PMT_EV_DATA && t->events[k].side == side &&
+            strcmp(t->events[k].conn, ev->conn) == 0)
+            return 0;
+    return 1;
+}
+
 /* One side of one connection of a trace, its bytes in order, to stdout. */
 static int seed(const char *what, const char *conn, const char *path)
 {
@@ -161,35 +188,19 @@ static int seed(const char *what, const char *conn, const char *path)
         return 2;
     }
     size_t bytes = 0;
-    /* --conn all: every connection's bytes, one connection after another
-     * (in the order they first sent): a job's clients for a several-client
-     * harness, which deals them out again at each init */
-    int all = conn && strcmp(conn, "all") == 0;
-    for (size_t c = 0; c < (all ? t.nevents : 1); c++) {
-        if (all) {
-            const pmt_event *first = &t.events[c];
-            if (first->kind != PMT_EV_DATA || first->side != side)
-                continue;
-            size_t k = 0;
-            while (k < c && !(t.events[k].kind == PMT_EV_DATA && t.events[k].side == side &&
-                              strcmp(t.events[k].conn, first->conn) == 0))
-                k++;
-            if (k < c)
-                continue; /* this connection was written already */
-            conn = first->conn;
-        }
-        for (size_t i = 0; i < t.nevents; i++) {
-            const pmt_event *ev = &t.events[i];
-            if (!conn && ev->kind == PMT_EV_DATA)
-                conn = ev->conn; /* the first connection with data */
-            if (ev->kind != PMT_EV_DATA || ev->side != side || !conn || strcmp(ev->conn, conn) != 0)
-                continue;
-            fwrite(ev->data, 1, ev->len, stdout);
-            bytes += ev->len;
-        }
+    if (conn && strcmp(conn, "all") == 0) {
+        /* every connection's bytes, one connection after another (in the
+         * order they first sent): a job's clients for a several-client
+         * harness, which deals them out again at each init */
+        for (size_t i = 0; i < t.nevents; i++)
+            if (first_of_conn(&t, side, i))
+                bytes += write_conn(&t, side, t.events[i].conn);
+    } else {
+        for (size_t i = 0; !conn && i < t.nevents; i++)
+            if (t.events[i].kind == PMT_EV_DATA)
+                conn = t.events[i].conn; /* the first connection with data */
+        bytes = conn ? write_conn(&t, side, conn) : 0;
     }
-    if (all)
-        conn = "all";
     int rc = 0;
     if (!bytes) {
         fprintf(stderr, "pmifuzz-trace: %s: no %s bytes on connection %s\n", path,

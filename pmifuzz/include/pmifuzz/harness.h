@@ -62,15 +62,15 @@ enum pmifuzz_server_flags {
                                * whole, a byte, part of a length field, up to a message's
                                * end), one call per piece, each in a buffer of its size,
                                * then handle(NULL, 0): the peer closed */
+    PMIFUZZ_CSTRING = 1u << 2, /* with any mode: a NUL after each buffer's last
+                                * byte (len leaves it out), for an entry point that takes
+                                * a C string; a read past the NUL is still caught */
     PMIFUZZ_LINES = 1u << 3,   /* the input cut after every LF, one call per line, as a
                                 * server that reads with getline sees it (an mcmd block
                                 * line by line); the rest after the last LF in one call */
     PMIFUZZ_CLOSE = 1u << 4,   /* handle(NULL, 0) after the last piece in any mode: the
                                 * run is over (reset per-run state there); CHUNKS always
                                 * ends so */
-    PMIFUZZ_CSTRING = 1u << 2, /* with any of the above: a NUL after each buffer's last
-                                * byte (len leaves it out), for an entry point that takes
-                                * a C string; a read past the NUL is still caught */
 };
 
 /* Feed data to handle, per message (default) or whole. */
@@ -112,7 +112,8 @@ PMIFUZZ_API const char *pmifuzz_client_requests(size_t *len);
 /* Configure the mutator for a side (called by the macros' initializer). */
 PMIFUZZ_API void pmifuzz_harness_init(pmifuzz_side side);
 
-#define PMIFUZZ_SERVER_HARNESS_FLAGS(handle, flags)                                               \
+/* a server harness around feed (pmifuzz_server_feed or _conns) */
+#define PMIFUZZ_SERVER_HARNESS_FEED_(feed, handle, flags)                                         \
     int LLVMFuzzerInitialize(int *argc, char ***argv)                                              \
     {                                                                                              \
         (void)argc;                                                                                \
@@ -122,26 +123,18 @@ PMIFUZZ_API void pmifuzz_harness_init(pmifuzz_side side);
     }                                                                                              \
     int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                                   \
     {                                                                                              \
-        pmifuzz_server_feed(data, size, (handle), (flags));                                        \
+        feed(data, size, (handle), (flags));                                                       \
         return 0;                                                                                  \
     }
+
+#define PMIFUZZ_SERVER_HARNESS_FLAGS(handle, flags)                                               \
+    PMIFUZZ_SERVER_HARNESS_FEED_(pmifuzz_server_feed, handle, flags)
 
 #define PMIFUZZ_SERVER_HARNESS(handle) PMIFUZZ_SERVER_HARNESS_FLAGS(handle, 0)
 
 /* handle(conn, buf, len): several clients (pmifuzz_server_feed_conns) */
 #define PMIFUZZ_SERVER_HARNESS_CONNS(handle, flags)                                               \
-    int LLVMFuzzerInitialize(int *argc, char ***argv)                                              \
-    {                                                                                              \
-        (void)argc;                                                                                \
-        (void)argv;                                                                                \
-        pmifuzz_harness_init(PMIFUZZ_REQUESTS);                                                    \
-        return 0;                                                                                  \
-    }                                                                                              \
-    int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)                                   \
-    {                                                                                              \
-        pmifuzz_server_feed_conns(data, size, (handle), (flags));                                  \
-        return 0;                                                                                  \
-    }
+    PMIFUZZ_SERVER_HARNESS_FEED_(pmifuzz_server_feed_conns, handle, flags)
 
 #define PMIFUZZ_CLIENT_HARNESS_FORK_(api, fork)                                                   \
     int LLVMFuzzerInitialize(int *argc, char ***argv)                                              \
