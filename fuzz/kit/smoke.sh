@@ -57,6 +57,8 @@ foreign:*)
             [ -z "$frames" ] || break
         done
         cp "$work/last" "$artifacts/died-on-input"
+        [ -n "$frames" ] || echo "it replays clean alone: an earlier input did the damage" \
+            "(PMIFUZZ_FORK=1 runs each input in a child of its own)"
     fi
     # a library run in a child (pmifuzz_client_fork, the mpich kit): the
     # kit's parent aborts when the child dies, so only the child's report,
