@@ -353,8 +353,8 @@ int pcf_explain_main(int argc, char **argv)
             explain_usage(stdout);
             return PCF_EXIT_OK;
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "pmi2-conform explain: unknown option %s\n", argv[i]);
-            explain_usage(stderr);
+            fprintf(stderr, "pmi2-conform explain: unknown option '%s'; try 'pmi2-conform explain "
+                            "--help'\n", argv[i]);
             return PCF_EXIT_USAGE;
         }
     if (argc < 2) {

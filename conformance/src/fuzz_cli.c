@@ -199,7 +199,9 @@ int pcf_fuzz_main(int argc, char **argv)
         case 'v': o.verbose = true; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("pmi2-conform %s (pmicodec %s)\n", PCF_TOOL_VERSION, pmc_version()); return 0;
-        default: usage(stderr); return PCF_EXIT_USAGE;
+        default: /* getopt named the option */
+            fprintf(stderr, "Try 'pmi2-conform fuzz --help'.\n");
+            return PCF_EXIT_USAGE;
         }
         continue;
     bad:
@@ -213,8 +215,8 @@ int pcf_fuzz_main(int argc, char **argv)
         return PCF_EXIT_USAGE;
     }
     if (optind < argc) {
-        fprintf(stderr, "pmi2-conform fuzz: unexpected argument '%s'\n", argv[optind]);
-        usage(stderr);
+        fprintf(stderr, "pmi2-conform fuzz: unexpected argument '%s'; try 'pmi2-conform fuzz --help'\n",
+                argv[optind]);
         return PCF_EXIT_USAGE;
     }
     if (o.from >= o.count && !o.nlist && !dumpit) {

@@ -244,7 +244,9 @@ static int apply(pcf_opts *o, int ch, const char *arg)
     case 'v': o->verbose = true; return -1;
     case 'h': usage(stdout); return 0;
     case 'V': printf("pmi2-conform %s (pmicodec %s)\n", PCF_TOOL_VERSION, pmc_version()); return 0;
-    default: usage(stderr); return PCF_EXIT_USAGE;
+    default: /* getopt named the option */
+        fprintf(stderr, "Try 'pmi2-conform --help'.\n");
+        return PCF_EXIT_USAGE;
     }
 }
 
@@ -349,18 +351,24 @@ int main(int argc, char **argv)
         }
         break;
     }
-    if (mode && strcmp(mode, "fuzz") == 0) /* its own options, from the mode word on */
+    /* fuzz and mutate take their own options, from the mode word on; getopt's
+     * messages name them as "pmi2-conform MODE" */
+    if (mode && strcmp(mode, "fuzz") == 0) {
+        argv[optind - 1] = (char *)"pmi2-conform fuzz";
         return pcf_fuzz_main(argc - optind + 1, argv + optind - 1);
-    if (mode && strcmp(mode, "mutate") == 0) /* the suite against mutants (mutate.c) */
+    }
+    if (mode && strcmp(mode, "mutate") == 0) { /* the suite against mutants (mutate.c) */
+        argv[optind - 1] = (char *)"pmi2-conform mutate";
         return pcf_mutate_main(argc - optind + 1, argv + optind - 1);
+    }
     if (pcf_registry_check(stderr) != 0 || pcf_client_registry_check(stderr) != 0)
         return PCF_EXIT_USAGE;
     if (mode && strcmp(mode, "explain") == 0) /* a case in words (explain.c) */
         return pcf_explain_main(argc - optind + 1, argv + optind - 1);
     if (mode && strcmp(mode, "server") != 0 && strcmp(mode, "client") != 0) {
         if (!o.list) {
-            fprintf(stderr, "pmi2-conform: unknown mode '%s' (expected: server)\n", mode);
-            usage(stderr);
+            fprintf(stderr, "pmi2-conform: unknown mode '%s' (server, client, fuzz, mutate, "
+                            "explain); try 'pmi2-conform --help'\n", mode);
             return PCF_EXIT_USAGE;
         }
         optind--; /* with --list, a first word is a glob */

@@ -848,7 +848,9 @@ int pcf_mutate_main(int argc, char **argv)
         case 'q': o.quiet = true; break;
         case 'h': usage(stdout); return PCF_EXIT_OK;
         case 'V': printf("pmi2-conform mutate %s\n", PCF_TOOL_VERSION); return PCF_EXIT_OK;
-        default: usage(stderr); return PCF_EXIT_USAGE;
+        default: /* getopt named the option */
+            fprintf(stderr, "Try 'pmi2-conform mutate --help'.\n");
+            return PCF_EXIT_USAGE;
         }
     }
     if (o.client && o.nodes > 1) {

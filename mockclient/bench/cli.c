@@ -216,7 +216,9 @@ int bench_main(int argc, char **argv)
         case O_SUMMARY: c.summary = true; break;
         case 'h': usage(stdout); return BENCH_EXIT_OK;
         case 'V': printf("pmi-mockclient bench (pmi2-conform) %s\n", PMICODEC_VERSION); return 0;
-        default: usage(stderr); return BENCH_EXIT_USAGE;
+        default: /* getopt named the option */
+            fprintf(stderr, "Try 'pmi-mockclient bench --help'.\n");
+            return BENCH_EXIT_USAGE;
         }
     }
     if (optind < argc)

@@ -56,9 +56,13 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(c, commands[i].name) == 0)
+        if (strcmp(c, commands[i].name) == 0) {
+            /* getopt's messages then name the tool, not the bare command word */
+            static char name[64];
+            snprintf(name, sizeof name, "pmi-mockclient %s", c);
+            argv[1] = name;
             return commands[i].main(argc - 1, argv + 1);
-    fprintf(stderr, "pmi-mockclient: unknown command '%s'\n", c);
-    usage(stderr);
+        }
+    fprintf(stderr, "pmi-mockclient: unknown command '%s'; try 'pmi-mockclient --help'\n", c);
     return EXIT_USAGE;
 }

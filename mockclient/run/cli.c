@@ -220,13 +220,14 @@ int run_main(int argc, char **argv)
         case 'q': o.quiet++; break;
         case 'h': usage(stdout); return EXIT_PASS;
         case 'V': printf("pmi-mockclient run (pmi2-conform) %s\n", PMICODEC_VERSION); return EXIT_PASS;
-        default: usage(stderr); return EXIT_USAGE;
+        default: /* getopt named the option */
+            fprintf(stderr, "Try 'pmi-mockclient run --help'.\n");
+            return EXIT_USAGE;
         }
     }
     if (optind + 1 != argc) {
-        fprintf(stderr, "pmi-mockclient run: %s\n",
+        fprintf(stderr, "pmi-mockclient run: %s; try 'pmi-mockclient run --help'\n",
                 optind >= argc ? "no scenario file" : "one scenario file only");
-        usage(stderr);
         return EXIT_USAGE;
     }
     o.width = (int)width;

@@ -311,7 +311,9 @@ int main(int argc, char **argv)
         case 'v': cfg.verbose++; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("pmi-mockserver (pmi2-conform) %s\n", PMICODEC_VERSION); return 0;
-        default: usage(stderr); return EXIT_USAGE;
+        default: /* getopt named the option */
+            fprintf(stderr, "Try 'pmi-mockserver --help'.\n");
+            return EXIT_USAGE;
         }
     }
     if (np < 1) {
@@ -330,8 +332,8 @@ int main(int argc, char **argv)
         lo.mode = LAUNCH_PORT_TCP;
     }
     if (!listen_spec && optind >= argc) {
-        fprintf(stderr, "pmi-mockserver: no program to run (or use --listen)\n");
-        usage(stderr);
+        fprintf(stderr, "pmi-mockserver: no program to run (or use --listen); try "
+                        "'pmi-mockserver --help'\n");
         return EXIT_USAGE;
     }
     bool tls = cfg.tls_cert || cfg.tls_key || cfg.tls_ca || cfg.tls_verify_client;

@@ -155,7 +155,8 @@ int cmd_record(int argc, char **argv)
         else if (argv[i][0] != '-')
             break;
         else {
-            record_usage(stderr);
+            fprintf(stderr, "pmi-trace record: unknown option '%s'; try 'pmi-trace record --help'\n",
+                    argv[i]);
             return EXIT_USAGE;
         }
     }

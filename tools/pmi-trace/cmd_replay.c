@@ -456,7 +456,8 @@ int cmd_replay(int argc, char **argv)
         } else if (a[0] != '-' && !path) {
             path = a;
         } else {
-            replay_usage(stderr);
+            fprintf(stderr, "pmi-trace replay: %s '%s'; try 'pmi-trace replay --help'\n",
+                    a[0] == '-' ? "unknown option" : "a second trace", a);
             return EXIT_USAGE;
         }
     }
