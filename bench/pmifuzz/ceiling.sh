@@ -11,6 +11,13 @@
 # reach.  When plain libFuzzer's edges are already most of the union, no
 # mutator can reach 1.5x of them on that harness: what is left to tell the
 # two apart is depth (executions to a crash), not edges.
+#
+# For the libpmiclient harnesses (pmiclient, pmiclient_v1) it then builds the
+# harness once more with clang's source coverage (-fprofile-instr-generate:
+# the library, the codec and the harness, no sanitizer), replays the three
+# corpora through it and prints, file by file, the code regions each reached:
+# what neither reached is what the harness leaves out (argument checks,
+# singleton mode, the environment), not what a mutator could still find.
 set -euo pipefail
 h=$1 seeds=$2 secs=${3:-30} seed=${4:-1} build=${5:-build/fuzz}
 fz=$build/fuzz dict=$build/pmifuzz/pmi.dict
@@ -34,3 +41,35 @@ echo "$h, $seeds, ${secs} s, -seed=$seed: edges libpmifuzz $m, plain $p, both co
 awk -v m="$m" -v p="$p" -v u="$u" 'BEGIN {
     printf "ratio %.2fx; plain reached %.0f%% of the union; 1.5x of plain is %d edges (%s the union)\n",
         m / p, 100 * p / u, 1.5 * p, (1.5 * p > u) ? "above" : "within" }'
+
+case $h in pmiclient | pmiclient_v1) ;; *) exit 0 ;; esac
+src=$(cd "$(dirname "$0")/../.." && pwd)
+ragel=$build/fuzz/ragel
+[ -f "$ragel/v1_body.c" ] || { echo "no generated $ragel/v1_body.c: source coverage skipped" >&2; exit 0; }
+command -v llvm-profdata >/dev/null && command -v llvm-cov >/dev/null ||
+    { echo "no llvm-profdata/llvm-cov: source coverage skipped" >&2; exit 0; }
+clang -D_POSIX_C_SOURCE=200809L -I"$src/codec/include" -I"$src/codec/src" -I"$src/client/include" \
+    -I"$src/client/src" -I"$src/pmifuzz/include" -O1 -g -std=c11 -w -pthread \
+    -fprofile-instr-generate -fcoverage-mapping -fsanitize=fuzzer \
+    "$src"/client/src/*.c "$src"/codec/src/*.c "$ragel/v1_body.c" "$ragel/v2_body.c" \
+    "$src/fuzz/kit/kit_$h.c" -L"$build/pmifuzz" -lpmifuzz-plain -Wl,-rpath,"$build/pmifuzz" \
+    -lssl -lcrypto -o "$w/cov"
+prof() { # corpus dirs -> $w/$1.profdata
+    local tag=$1
+    shift
+    LLVM_PROFILE_FILE="$w/$tag.profraw" "$w/cov" -runs=0 -timeout=10 "$@" >/dev/null 2>&1 || true
+    llvm-profdata merge -o "$w/$tag.profdata" "$w/$tag.profraw"
+}
+prof m "$w/m"
+prof p "$w/p"
+prof u "$w/m" "$w/p"
+# llvm-cov report: Filename Regions Missed Cover ...; regions reached = Regions - Missed
+reached() { llvm-cov report "$w/cov" -instr-profile="$w/$1.profdata" 2>/dev/null |
+    awk -v root="$src/" '$2 ~ /^[0-9]+$/ && $2 > 0 { f = $1; sub(root, "", f); print f, $2 - $3, $2 }'; }
+reached m >"$w/m.r"
+reached p >"$w/p.r"
+reached u >"$w/u.r"
+echo "code regions reached, file by file (source coverage; same corpora):"
+printf '%-34s %9s %9s %9s %9s\n' file libpmifuzz plain both regions
+join <(sort "$w/m.r") <(sort "$w/p.r") | join - <(sort "$w/u.r") |
+    awk '{ printf "%-34s %9d %9d %9d %9d\n", $1, $2, $4, $6, $3 }' | sed "s#^$build/##"
