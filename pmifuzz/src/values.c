@@ -136,7 +136,24 @@ pmc_slice pf_key_name(pf_arena *a, pf_rng *r, const pmc_cmdspec *cs)
         static const char *const odd[] = { "", "k", "KEY", "thrid", "rc", "cmd", "concat",
                                            "key-", "_", "a;b", "a b", "Key=", "ééé" };
         const char *k = odd[pf_below(r, sizeof odd / sizeof *odd)];
-        if (pf_below(r, 3) == 0) {
+        size_t how = pf_below(r, 3);
+        if (how == 1) {
+            /* a key that begins like a word the grammar itself matches
+             * ("endcmd" ends an mcmd block, "cmd"/"mcmd" begin a message),
+             * cut anywhere and followed by a key byte or none: each state
+             * of a scanner's keyword match sees every way out of it */
+            static const char *const words[] = { "endcmd", "mcmd", "cmd" };
+            static const char next[] = "-_0aZ";
+            const char *w = words[pf_below(r, sizeof words / sizeof *words)];
+            size_t n = 1 + pf_below(r, strlen(w));
+            char buf[8];
+            memcpy(buf, w, n);
+            size_t extra = pf_below(r, sizeof next); /* sizeof next - 1 is "none" */
+            if (extra < sizeof next - 1)
+                buf[n++] = next[extra];
+            return pf_arena_dup(a, buf, n);
+        }
+        if (how == 0) {
             pmc_slice l = pf_limit_value(a, r, 4096);
             for (size_t i = 0; i < l.len; i++)
                 ((char *)l.ptr)[i] = 'k';
