@@ -15,7 +15,8 @@
  *   pmifuzz-trace --seed server|client [--conn LABEL] TRACE > seed
  *       the other way: one connection's bytes of a recorded session as a
  *       seed for a harness (a server harness takes what the client sent,
- *       a client harness what the server answered).
+ *       a client harness what the server answered); --conn all: a job's
+ *       clients in the order the several-client kit deals them.
  * Messages are framed by the codec; bytes it cannot frame go as raw events,
  * sent exactly as they are. */
 #include <stdio.h>
@@ -25,12 +26,14 @@
 #include "pmicodec/pmicodec.h"
 #include "pmifuzz/harness.h"
 #include "pmitrace/trace.h"
+#include "turns.h"
 
 typedef struct chunk {
     const char *p;
     size_t n;
     int raw;     /* not a message the codec accepts */
     int unasked; /* a frame a server sends unasked (set lines after initack, group-event) */
+    int cmd;     /* pmc_cmd when it decoded, PMC_CMD_UNKNOWN otherwise */
 } chunk;
 
 /* Split bytes into messages (and unframeable rest) with a lenient decoder. */
@@ -52,7 +55,8 @@ static size_t frame(const char *buf, size_t len, chunk *out, size_t max)
         int raw = rc != PMC_MSG;
         if (rc == PMC_AGAIN || (rc == PMC_ERR && (e.fatal || !used)))
             used = len - pos;
-        out[n++] = (chunk){ buf + pos, used, raw, !raw && pmc_schema_unsolicited(m.cmd) };
+        out[n++] = (chunk){ buf + pos, used, raw, !raw && pmc_schema_unsolicited(m.cmd),
+                            raw ? PMC_CMD_UNKNOWN : (int)m.cmd };
         pos += used;
     }
     pmc_decoder_free(d);
@@ -131,8 +135,9 @@ static void usage(FILE *f)
           "            (pmi-mockserver --trace, pmi-trace record) as a harness seed:\n"
           "            `server` writes what the client sent (C>S), `client` what the\n"
           "            server answered (S>C); --conn picks the connection (the first);\n"
-          "            --conn all: every connection's, one after another (a job's\n"
-          "            clients, for a PMIFUZZ_SERVER_HARNESS_CONNS harness)\n"
+          "            --conn all: a job's clients for a PMIFUZZ_SERVER_HARNESS_CONNS\n"
+          "            harness, in the order it deals them (each up to its next fence,\n"
+          "            barrier or finalize, in turn)\n"
           "  -h, --help     this text\n"
           "  -V, --version  print the version\n"
           "exit status: 0 written, 1 the trace has no such connection or no bytes on\n"
@@ -140,16 +145,68 @@ static void usage(FILE *f)
           f);
 }
 
-/* The bytes side sent on conn, in order, to stdout; how many. */
-static size_t write_conn(const pmt_trace *t, pmt_side side, const char *conn)
+static int first_of_conn(const pmt_trace *t, pmt_side side, size_t i);
+
+/* The bytes side sent on conn, in order, to f; how many. */
+static size_t write_conn(FILE *f, const pmt_trace *t, pmt_side side, const char *conn)
 {
     size_t bytes = 0;
     for (size_t i = 0; i < t->nevents; i++) {
         const pmt_event *ev = &t->events[i];
         if (ev->kind == PMT_EV_DATA && ev->side == side && strcmp(ev->conn, conn) == 0) {
-            fwrite(ev->data, 1, ev->len, stdout);
+            fwrite(ev->data, 1, ev->len, f);
             bytes += ev->len;
         }
+    }
+    return bytes;
+}
+
+/* What a job's clients sent, in the order the several-client kit deals
+ * it back (pmifuzz_server_feed_conns): every connection's requests up to
+ * the first that passes the turn (a fence, a barrier, finalize), one
+ * connection after another, then every connection's next such part, and
+ * so on; so the first part of each opens its client with its init, and
+ * each client waits in its collective while the others reach theirs, as
+ * the ranks of a job do.  Bytes to stdout; how many. */
+static size_t write_dealt(const pmt_trace *t)
+{
+    enum { MAXCONN = 64, MAXCHUNK = 65536 };
+    struct stream {
+        char *buf;
+        size_t len, next, nch;
+        chunk *ch;
+    } s[MAXCONN];
+    size_t n = 0, bytes = 0;
+    for (size_t i = 0; i < t->nevents && n < MAXCONN; i++) {
+        if (!first_of_conn(t, PMT_CLIENT, i))
+            continue;
+        struct stream *c = &s[n++];
+        FILE *f = open_memstream(&c->buf, &c->len);
+        if (f) {
+            write_conn(f, t, PMT_CLIENT, t->events[i].conn);
+            fclose(f);
+        }
+        c->ch = calloc(MAXCHUNK, sizeof *c->ch);
+        c->nch = c->buf && c->ch ? frame(c->buf, c->len, c->ch, MAXCHUNK) : 0;
+        c->next = 0;
+    }
+    for (int more = 1; more;) {
+        more = 0;
+        for (size_t k = 0; k < n; k++) {
+            struct stream *c = &s[k];
+            while (c->next < c->nch) {
+                const chunk *m = &c->ch[c->next++];
+                fwrite(m->p, 1, m->n, stdout);
+                bytes += m->n;
+                if (pf_passes_turn((pmc_cmd)m->cmd))
+                    break;
+            }
+            more |= c->next < c->nch;
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        free(s[k].buf);
+        free(s[k].ch);
     }
     return bytes;
 }
@@ -188,18 +245,20 @@ static int seed(const char *what, const char *conn, const char *path)
         return 2;
     }
     size_t bytes = 0;
-    if (conn && strcmp(conn, "all") == 0) {
-        /* every connection's bytes, one connection after another (in the
-         * order they first sent): a job's clients for a several-client
-         * harness, which deals them out again at each init */
+    if (conn && strcmp(conn, "all") == 0 && side == PMT_CLIENT) {
+        /* a job's clients for a several-client harness, in the order it
+         * deals them back */
+        bytes = write_dealt(&t);
+    } else if (conn && strcmp(conn, "all") == 0) {
+        /* every connection's answers, one connection after another */
         for (size_t i = 0; i < t.nevents; i++)
             if (first_of_conn(&t, side, i))
-                bytes += write_conn(&t, side, t.events[i].conn);
+                bytes += write_conn(stdout, &t, side, t.events[i].conn);
     } else {
         for (size_t i = 0; !conn && i < t.nevents; i++)
             if (t.events[i].kind == PMT_EV_DATA)
                 conn = t.events[i].conn; /* the first connection with data */
-        bytes = conn ? write_conn(&t, side, conn) : 0;
+        bytes = conn ? write_conn(stdout, &t, side, conn) : 0;
     }
     int rc = 0;
     if (!bytes) {

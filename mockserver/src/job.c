@@ -37,7 +37,10 @@ pms_job *pms_job_create(pms_server *s, int size, pms_job *spawner)
         free(j);
         return NULL;
     }
-    snprintf(j->id, sizeof j->id, "kvs_%ld_%d", (long)getpid(), j->seq);
+    if (s->cfg.job_prefix)
+        snprintf(j->id, sizeof j->id, "%s_%d", s->cfg.job_prefix, j->seq);
+    else
+        snprintf(j->id, sizeof j->id, "kvs_%ld_%d", (long)getpid(), j->seq);
     for (int r = 0; r < size; r++)
         j->ranks[r].node = pms_job_node_of(j, r);
     if (s->persona->mapping_in_kvs) { /* KVS-14 */

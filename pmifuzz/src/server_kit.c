@@ -7,6 +7,7 @@
 
 #include "model.h"
 #include "pmifuzz/harness.h"
+#include "turns.h"
 
 /* Where the pieces go: one connection's handle, or a connection's number
  * and the several-connection handle. */
@@ -144,25 +145,6 @@ void pmifuzz_server_feed(const uint8_t *data, size_t size, pmifuzz_handle_fn han
     pmc_decoder_free(d);
 }
 
-/* A request after which a rank waits for the others (or is done): the
- * turn passes to the next client. */
-static bool hands_on(pmc_cmd c)
-{
-    switch (c) {
-    case PMC_V1_BARRIER_IN:
-    case PMC_V1_FINALIZE:
-    case PMC_V2_KVS_FENCE:
-    case PMC_V2_FINALIZE:
-    case PMC_V2_RING:
-    case PMC_V2_GROUP_CONSTRUCT:
-    case PMC_V2_GROUP_JOIN:
-    case PMC_V2_GROUP_DESTRUCT:
-        return true;
-    default:
-        return false;
-    }
-}
-
 void pmifuzz_server_feed_conns(const uint8_t *data, size_t size, pmifuzz_conn_fn handle,
                                unsigned flags)
 {
@@ -189,7 +171,7 @@ void pmifuzz_server_feed_conns(const uint8_t *data, size_t size, pmifuzz_conn_fn
             cur = next, run = pos;
         }
         spoke[cur] = spoke[cur] || c != PMC_V1_INITACK;
-        if (hands_on(c) && open > 1) {
+        if (pf_passes_turn(c) && open > 1) {
             s.conn = cur;
             feed_run(d, buf, run, end, &h, &s);
             cur = (cur + 1) % open, run = end;

@@ -62,6 +62,9 @@ typedef struct pms_config {
     /* Whatever the persona: no name service (the persona answers the name
      * commands as commands it does not know; --no-nameserv). */
     bool no_nameserv;
+    /* Jobs are named PREFIX_<n>; NULL: kvs_<pid>_<n>, unique per server
+     * process (a harness that replays recorded requests names them alike). */
+    const char *job_prefix;
 } pms_config;
 
 void pms_config_default(pms_config *c);

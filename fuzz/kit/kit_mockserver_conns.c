@@ -1,0 +1,145 @@
+/* The mock server with several clients (the several-client server kit): the
+ * input is dealt to a job's ranks as they interleave (each init after the
+ * first opens the next rank), so what only a whole job reaches is reached:
+ * a fence or barrier that completes, a get of another rank's put, a node
+ * attribute one rank waits for and another puts, a rank that leaves while
+ * the others wait in a collective, a group across ranks.  The job has as
+ * many ranks as the input has clients; every message is served before the
+ * next is sent (the server's order is the input's), and every client
+ * closes at the end, client 0 first.  Served twice, as kit_mockserver.c:
+ * hydra-4.1 (lenient) and strict (the draft commands, the ring, groups);
+ * KIT_PERSONA serves it by that persona only; KIT_VERBOSE=1 logs what the
+ * server did. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "pmifuzz/harness.h"
+#include "pmiserver/server.h"
+
+static FILE *devnull;
+static pms_server *srv;
+static pms_job *job;
+static int fds[PMIFUZZ_MAX_CONNS];
+static int nclients;
+
+static void settle(void)
+{
+    for (int quiet = 0, i = 0; quiet < 2 && i < 10000; i++)
+        quiet = pms_server_run(srv, 0) > 0 ? 0 : quiet + 1;
+}
+
+/* the answers are the server's business, not the harness's */
+static void discard_all(void)
+{
+    char buf[65536];
+    for (int i = 0; i < PMIFUZZ_MAX_CONNS; i++)
+        if (fds[i] >= 0)
+            while (read(fds[i], buf, sizeof buf) > 0)
+                ;
+}
+
+static void count(int conn, const char *buf, size_t len)
+{
+    (void)buf;
+    (void)len;
+    if (conn + 1 > nclients)
+        nclients = conn + 1;
+}
+
+static void handle(int conn, const char *buf, size_t len)
+{
+    if (conn < 0 || conn >= nclients)
+        return;
+    int fd = fds[conn];
+    if (!buf) { /* the client closes */
+        if (fd >= 0) {
+            shutdown(fd, SHUT_WR);
+            settle();
+            discard_all();
+            close(fd);
+            fds[conn] = -1;
+            settle();
+        }
+        return;
+    }
+    if (fd < 0) {
+        fd = fds[conn] = pms_attach_rank(srv, job, conn);
+        if (fd < 0)
+            return;
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    }
+    while (len) {
+        ssize_t w = send(fd, buf, len, MSG_NOSIGNAL);
+        if (w > 0) {
+            buf += w;
+            len -= (size_t)w;
+        } else if (w < 0 && errno == EAGAIN) {
+            settle();
+            discard_all();
+        } else {
+            break;
+        }
+    }
+    settle();
+    discard_all();
+}
+
+static void serve(const char *persona, const uint8_t *data, size_t size)
+{
+    pms_config c;
+    pms_config_default(&c);
+    c.persona = persona;
+    /* the seeds' job name: recorded from a mock server that was process 1
+     * in a PID namespace (unshare -pf; fuzz/README.md) */
+    c.job_prefix = "kvs_1";
+    if (getenv("KIT_VERBOSE")) { /* what the server did, to check a seed */
+        c.verbose = 2;
+        c.log = stderr;
+    } else {
+        c.log = devnull ? devnull : (devnull = fopen("/dev/null", "w"));
+    }
+    srv = pms_server_new(&c);
+    job = srv ? pms_job_create(srv, nclients, NULL) : NULL;
+    for (int i = 0; i < PMIFUZZ_MAX_CONNS; i++)
+        fds[i] = -1;
+    if (job)
+        pmifuzz_server_feed_conns(data, size, handle, PMIFUZZ_CLOSE);
+    for (int i = 0; i < PMIFUZZ_MAX_CONNS; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    pms_server_free(srv);
+    srv = NULL;
+    job = NULL;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    pmifuzz_harness_init(PMIFUZZ_REQUESTS);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* first how many clients the input has: the job's size */
+    nclients = 0;
+    pmifuzz_server_feed_conns(data, size, count, PMIFUZZ_WHOLE);
+    if (nclients < 1)
+        nclients = 1;
+    const char *only = getenv("KIT_PERSONA");
+    if (only) {
+        serve(only, data, size);
+        return 0;
+    }
+    serve("hydra-4.1", data, size);
+    serve("strict", data, size);
+    return 0;
+}
