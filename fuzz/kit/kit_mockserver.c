@@ -7,29 +7,18 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
+#include "mock_io.h"
 #include "pmifuzz/harness.h"
-#include "pmiserver/server.h"
 
 static FILE *devnull;
 
-static void settle(pms_server *s)
+static void drain(void *fd)
 {
-    for (int quiet = 0, i = 0; quiet < 2 && i < 10000; i++)
-        quiet = pms_server_run(s, 0) > 0 ? 0 : quiet + 1;
-}
-
-static void discard(int fd)
-{
-    char buf[65536];
-    while (read(fd, buf, sizeof buf) > 0)
-        ;
+    mock_discard(*(int *)fd);
 }
 
 static void serve(const char *persona, const char *buf, size_t len)
@@ -43,23 +32,12 @@ static void serve(const char *persona, const char *buf, size_t len)
     int fd = j ? pms_attach_rank(s, j, 0) : -1;
     if (fd >= 0) {
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-        while (len) {
-            ssize_t w = send(fd, buf, len, MSG_NOSIGNAL);
-            if (w > 0) {
-                buf += w;
-                len -= (size_t)w;
-            } else if (w < 0 && errno == EAGAIN) {
-                settle(s);
-                discard(fd);
-            } else {
-                break;
-            }
-        }
+        mock_send(s, fd, buf, len, drain, &fd);
         shutdown(fd, SHUT_WR);
-        settle(s);
-        discard(fd);
+        mock_settle(s);
+        mock_discard(fd);
         close(fd);
-        settle(s);
+        mock_settle(s);
     }
     pms_server_free(s);
 }

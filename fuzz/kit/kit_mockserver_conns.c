@@ -13,15 +13,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
+#include "mock_io.h"
 #include "pmifuzz/harness.h"
-#include "pmiserver/server.h"
 
 static FILE *devnull;
 static pms_server *srv;
@@ -31,18 +28,16 @@ static int nclients;
 
 static void settle(void)
 {
-    for (int quiet = 0, i = 0; quiet < 2 && i < 10000; i++)
-        quiet = pms_server_run(srv, 0) > 0 ? 0 : quiet + 1;
+    mock_settle(srv);
 }
 
 /* the answers are the server's business, not the harness's */
-static void discard_all(void)
+static void discard_all(void *unused)
 {
-    char buf[65536];
+    (void)unused;
     for (int i = 0; i < PMIFUZZ_MAX_CONNS; i++)
         if (fds[i] >= 0)
-            while (read(fds[i], buf, sizeof buf) > 0)
-                ;
+            mock_discard(fds[i]);
 }
 
 static void count(int conn, const char *buf, size_t len)
@@ -62,7 +57,7 @@ static void handle(int conn, const char *buf, size_t len)
         if (fd >= 0) {
             shutdown(fd, SHUT_WR);
             settle();
-            discard_all();
+            discard_all(NULL);
             close(fd);
             fds[conn] = -1;
             settle();
@@ -75,20 +70,9 @@ static void handle(int conn, const char *buf, size_t len)
             return;
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     }
-    while (len) {
-        ssize_t w = send(fd, buf, len, MSG_NOSIGNAL);
-        if (w > 0) {
-            buf += w;
-            len -= (size_t)w;
-        } else if (w < 0 && errno == EAGAIN) {
-            settle();
-            discard_all();
-        } else {
-            break;
-        }
-    }
+    mock_send(srv, fd, buf, len, discard_all, NULL);
     settle();
-    discard_all();
+    discard_all(NULL);
 }
 
 static void serve(const char *persona, const uint8_t *data, size_t size)
