@@ -306,7 +306,8 @@ int main(int argc, char **argv)
     }
     int client = argc == 4 && strcmp(argv[1], "--client") == 0;
     if (!client && !(argc == 3 && strcmp(argv[1], "--server") == 0)) {
-        usage(stderr);
+        fprintf(stderr, "pmifuzz-trace: %s; try 'pmifuzz-trace --help'\n",
+                argc < 2 ? "nothing to do" : "bad arguments");
         return 2;
     }
     enum { MAXC = 65536 };
@@ -327,6 +328,17 @@ int main(int argc, char **argv)
     } else {
         pmt_add_env(&t, "PMI_RANK", "0");
         pmt_add_env(&t, "PMI_SIZE", "1");
+    }
+    if (client && nrq) {
+        /* where the library was: the last request it wrote (a crash ends
+         * the run in or after reading that request's answer) */
+        const pmc_cmdspec *cs = rq[nrq - 1].raw ? NULL : pmc_schema_get((pmc_cmd)rq[nrq - 1].cmd);
+        char note[200];
+        snprintf(note, sizeof note,
+                 "the library wrote %zu request%s; the last, %s, is where it was when the run "
+                 "ended (it died reading or after reading its answer)",
+                 nrq, nrq == 1 ? "" : "s", cs ? cs->name : "bytes the codec does not frame");
+        pmt_add_comment(&t, note);
     }
     if (client) {
         size_t i = 0, j = 0;
