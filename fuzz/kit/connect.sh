@@ -118,6 +118,14 @@ else
 fi
 if [ -n "$totrace" ] && [ -n "$pmitrace" ]; then
     "$totrace" --client "$work/v1.in" "$work/v1.req" >"$work/v1.trace"
+    # the header names the last request the library wrote (where a crash was)
+    last=$(sed -n '/^0/p' "$work/v1.trace" | grep ' C>S ' | tail -n1 | sed 's/.*"cmd=\([a-z_]*\).*/\1/')
+    if grep -q "^# the library wrote [0-9]* requests*; the last, $last, is where" "$work/v1.trace"; then
+        echo "ok: the trace names the last request ($last)"
+    else
+        bad "the trace does not name the last request ($last):"
+        head -8 "$work/v1.trace" >&2
+    fi
     # the set lines come after initack's answer, before the init request
     if sed -n '/^0/p' "$work/v1.trace" | sed -n 3p | grep -q 'S>C "cmd=set size=2'; then
         echo "ok: the trace keeps the set lines with initack's answer"
