@@ -19,6 +19,7 @@ export PKG_CONFIG_PATH=$(dirname "$pc")
 dict=$(pkg-config --variable=dict pmifuzz)
 [ -s "$dict" ] || fail "the dictionary $dict was not installed"
 grep -q '"cmd=kvs-get"' "$dict" || fail "the dictionary lacks the schema's commands"
+find "$work/prefix" -path "*/doc/pmi2conform/fuzzing-your-parser.md" | grep -q . || fail "the guide was not installed (share/doc/pmi2conform)"
 grep -rq 'pmi2conform::pmifuzz' "$work/prefix" --include='pmi2conformTargets*.cmake' ||
     fail "the CMake package does not export pmi2conform::pmifuzz"
 

@@ -40,14 +40,6 @@ static void discard_all(void *unused)
             mock_discard(fds[i]);
 }
 
-static void count(int conn, const char *buf, size_t len)
-{
-    (void)buf;
-    (void)len;
-    if (conn + 1 > nclients)
-        nclients = conn + 1;
-}
-
 static void handle(int conn, const char *buf, size_t len)
 {
     if (conn < 0 || conn >= nclients)
@@ -113,11 +105,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    /* first how many clients the input has: the job's size */
-    nclients = 0;
-    pmifuzz_server_feed_conns(data, size, count, PMIFUZZ_WHOLE);
-    if (nclients < 1)
-        nclients = 1;
+    nclients = pmifuzz_server_clients(data, size); /* the job's size */
     const char *only = getenv("KIT_PERSONA");
     if (only) {
         serve(only, data, size);

@@ -18,8 +18,20 @@ typedef struct sink {
     unsigned flags;
 } sink;
 
+/* Clients the server closed during this feed (pmifuzz_server_gone): their
+ * further bytes and their close are not delivered. */
+static bool gone_[PMIFUZZ_MAX_CONNS];
+
+void pmifuzz_server_gone(int conn)
+{
+    if (conn >= 0 && conn < PMIFUZZ_MAX_CONNS)
+        gone_[conn] = true;
+}
+
 static void deliver(const sink *s, const char *p, size_t n)
 {
+    if (s->conns && s->conn >= 0 && s->conn < PMIFUZZ_MAX_CONNS && gone_[s->conn])
+        return;
     if (!p) { /* the peer closed */
         if (s->conns)
             s->conns(s->conn, NULL, 0);
@@ -153,6 +165,7 @@ void pmifuzz_server_feed_conns(const uint8_t *data, size_t size, pmifuzz_conn_fn
     pf_decoder_opts(&o);
     pmc_decoder *d = pmc_decoder_new(&o);
     uint64_t h = input_hash(buf, size);
+    memset(gone_, 0, sizeof gone_);
     int open = 1, cur = 0;
     bool spoke[PMIFUZZ_MAX_CONNS] = { false }; /* sent more than an initack */
     size_t run = 0; /* start of cur's run of messages */
@@ -190,4 +203,21 @@ void pmifuzz_harness_init(pmifuzz_side side)
 {
     pmifuzz_config c = { .side = side, .wires = PMIFUZZ_WIRE_BOTH, .raw_damage = 4 };
     pmifuzz_configure(&c);
+}
+
+static int clients_seen_;
+
+static void count_client(int conn, const char *buf, size_t len)
+{
+    (void)buf;
+    (void)len;
+    if (conn + 1 > clients_seen_)
+        clients_seen_ = conn + 1;
+}
+
+int pmifuzz_server_clients(const uint8_t *data, size_t size)
+{
+    clients_seen_ = 0;
+    pmifuzz_server_feed_conns(data, size, count_client, PMIFUZZ_WHOLE | PMIFUZZ_CLOSE);
+    return clients_seen_ ? clients_seen_ : 1;
 }

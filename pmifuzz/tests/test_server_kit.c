@@ -39,12 +39,14 @@ static void handle(const char *buf, size_t len)
 }
 
 /* several clients: the connection of each call, in order; -1-conn: a close */
-static int seq[64], nseq;
+static int seq[64], nseq, gone_at = -1;
 static void handle_conn(int conn, const char *buf, size_t len)
 {
     if (nseq < 64)
         seq[nseq++] = buf ? conn : -1 - conn;
     (void)len;
+    if (buf && nseq == gone_at) /* the server closes this client on this message */
+        pmifuzz_server_gone(conn);
 }
 
 static void feed(const char *in, size_t n, unsigned flags)
@@ -134,6 +136,21 @@ int main(void)
     pmifuzz_server_feed_conns((const uint8_t *)job, strlen(job), handle_conn, 0);
     EXPECT(nseq == 9 && memcmp(seq, want, sizeof want) == 0,
            "two clients: %d calls, the 4th to %d, the 6th to %d", nseq, seq[3], seq[5]);
+    EXPECT(pmifuzz_server_clients((const uint8_t *)job, strlen(job)) == 2,
+           "two clients counted as %d", pmifuzz_server_clients((const uint8_t *)job, strlen(job)));
+    EXPECT(pmifuzz_server_clients((const uint8_t *)"", 0) == 1, "an empty input: not one client");
+    /* the server closes client 0 on its put: its later messages and close
+     * are not delivered, client 1's are */
+    const int want_gone[] = { 0, 0, 1, 1, -2 };
+    nseq = 0;
+    gone_at = 2;
+    pmifuzz_server_feed_conns((const uint8_t *)job, strlen(job), handle_conn, 0);
+    gone_at = -1;
+    EXPECT(nseq == 5 && memcmp(seq, want_gone, sizeof want_gone) == 0,
+           "client 0 gone at its put: %d calls, the 3rd to %d", nseq, seq[2]);
+    nseq = 0; /* and the next input starts with every client there */
+    pmifuzz_server_feed_conns((const uint8_t *)job, strlen(job), handle_conn, 0);
+    EXPECT(nseq == 9, "after a gone client, the next input: %d calls", nseq);
     /* PMI-2: fullinit after the init line is the same client; a fence passes the turn */
     const char *v2job = "cmd=init pmi_version=2 pmi_subversion=0\n    23cmd=fullinit;pmirank=0;"
                         "    14cmd=kvs-fence;cmd=init pmi_version=2 pmi_subversion=0\n";

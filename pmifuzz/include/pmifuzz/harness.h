@@ -89,6 +89,13 @@ PMIFUZZ_API void pmifuzz_server_feed(const uint8_t *data, size_t size, pmifuzz_h
  * stream; PMIFUZZ_WHOLE gives each run of one client's messages in one call. */
 PMIFUZZ_API void pmifuzz_server_feed_conns(const uint8_t *data, size_t size,
                                            pmifuzz_conn_fn handle, unsigned flags);
+/* How many clients pmifuzz_server_feed_conns deals data to (at least 1):
+ * the size of the job a harness makes before feeding it, so that a fence
+ * the input's clients all reach completes. */
+PMIFUZZ_API int pmifuzz_server_clients(const uint8_t *data, size_t size);
+/* From handle: the server closed client conn (a framing error, an abort).
+ * The rest of its bytes in this input, and its close, are not delivered. */
+PMIFUZZ_API void pmifuzz_server_gone(int conn);
 
 /* Run api() against data as the server's responses.  Returns the bytes the
  * library wrote (its requests), for harnesses that check them; -1 when the
