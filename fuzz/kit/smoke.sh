@@ -13,6 +13,10 @@
 # printed; a crash anywhere else fails as in clean.  A run that died with no
 # report (the library corrupted the sanitizer's state) is judged by replaying
 # the input it died on (the kit saves each input, PMIFUZZ_LAST_INPUT).
+# EXPECT finding:FILE: a peer whose first-version bugs may or may not come
+# within SECONDS: exit 0 when nothing was found or when the report's first
+# frame with a source file is in FILE (its bug, printed); a crash anywhere
+# else (the kit, the harness) fails as in clean.
 set -eu
 fuzzer=$1 corpus=$2 dict=$3 seconds=$4 artifacts=$5 expect=${6:-clean}
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmc-kit-smoke.XXXXXX")
@@ -39,6 +43,17 @@ if [ "$expect" = crash ]; then
     exit 1
 fi
 case "$expect" in
+finding:*)
+    file=${expect#finding:}
+    top=$(sed -n '/ERROR: /,/SUMMARY/p' "$work/log" | grep -E '^ +#[0-9]+ .*\.c:[0-9]+' | head -1)
+    if [ "$rc" -ne 0 ] && printf '%s\n' "$top" | grep -q "/$file:"; then
+        echo "a first-version bug of the peer, as expected at times: $top"
+        for f in "$artifacts"/crash-*; do
+            [ -f "$f" ] && echo "input: $f"
+        done
+        exit 0
+    fi
+    ;;
 foreign:*)
     lib=${expect#foreign:}
     # the report's frames down to the harness (kit/frames.sh): one must be
