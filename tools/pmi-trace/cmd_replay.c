@@ -41,6 +41,7 @@ typedef struct rconn {
     int fd;
     pmt_runner *r;
     bool active, waiting;
+    bool judged; /* --judge: its line is printed */
     uint64_t deadline;
     pid_t pid;
 #ifdef PMT_HAVE_PMISESSION
@@ -104,12 +105,13 @@ static int do_send(rconn *c, const pmt_action *a)
  * One line per connection that has failure marks: reproduced, not
  * reproduced (a mark diverged: the server now answers otherwise), or
  * undecided (the replay diverged before reaching the marks). */
-static void judge(const rconn *c)
+static void judge(rconn *c)
 {
     size_t got = 0, n = pmt_runner_failures(c->r, &got);
     const pmt_divergence *d = pmt_runner_divergence(c->r);
-    if (!n)
+    if (!n || c->judged)
         return;
+    c->judged = true;
     if (d && d->failure) {
         printf("judge %s: not-reproduced: expected %.300s; actual %.300s\n", c->label, d->expected,
                d->actual);
@@ -123,6 +125,21 @@ static void judge(const rconn *c)
     printf("judge %s: undecided: diverged before the failure (line %u): expected %.300s; actual "
            "%.300s\n",
            c->label, d ? d->line : 0, d ? d->expected : "?", d ? d->actual : "?");
+}
+
+/* --judge, while the replay runs: the line as soon as the marks are decided
+ * (all arrived as recorded, or one diverged), before the rest of the trace
+ * is sent; what follows may make the server end the job, and a launcher
+ * that kills this rank then must not take the result with it. */
+static bool judging;
+static void judge_early(rconn *c)
+{
+    size_t got = 0, n = pmt_runner_failures(c->r, &got);
+    const pmt_divergence *d = pmt_runner_divergence(c->r);
+    if (judging && n && !c->judged && (got == n || (d && d->failure))) {
+        judge(c);
+        fflush(stdout);
+    }
 }
 
 /* The next message on fd through d, reading until `until` (mono_ms):
@@ -187,6 +204,7 @@ static int run_all(rconn *c, size_t n, bool verbose)
             for (;;) {
                 pmt_action a;
                 pmt_runner_next(c[k].r, &a);
+                judge_early(&c[k]);
                 if (a.kind == PMT_ACT_DONE || a.kind == PMT_ACT_FAILED) {
                     c[k].active = false;
                     progress = true;
@@ -553,6 +571,7 @@ int cmd_replay(int argc, char **argv)
                 goto out;
             }
         }
+        judging = judged;
         status = run_all(c, nl, verbose) ? EXIT_FINDINGS : EXIT_OK;
         if (judged) {
             for (size_t k = 0; k < nl; k++)
