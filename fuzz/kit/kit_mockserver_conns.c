@@ -26,11 +26,6 @@ static pms_job *job;
 static int fds[PMIFUZZ_MAX_CONNS];
 static int nclients;
 
-static void settle(void)
-{
-    mock_settle(srv);
-}
-
 /* the answers are the server's business, not the harness's */
 static void discard_all(void *unused)
 {
@@ -48,11 +43,11 @@ static void handle(int conn, const char *buf, size_t len)
     if (!buf) { /* the client closes */
         if (fd >= 0) {
             shutdown(fd, SHUT_WR);
-            settle();
+            mock_settle(srv);
             discard_all(NULL);
             close(fd);
             fds[conn] = -1;
-            settle();
+            mock_settle(srv);
         }
         return;
     }
@@ -63,7 +58,7 @@ static void handle(int conn, const char *buf, size_t len)
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     }
     mock_send(srv, fd, buf, len, discard_all, NULL);
-    settle();
+    mock_settle(srv);
     discard_all(NULL);
 }
 

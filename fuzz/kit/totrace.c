@@ -175,7 +175,7 @@ static size_t write_dealt(const pmt_trace *t)
         char *buf;
         size_t len, next, nch;
         chunk *ch;
-    } s[MAXCONN];
+    } s[MAXCONN] = { 0 }; /* a stream whose bytes could not be gathered stays empty */
     size_t n = 0, bytes = 0;
     for (size_t i = 0; i < t->nevents && n < MAXCONN; i++) {
         if (!first_of_conn(t, PMT_CLIENT, i))
@@ -188,7 +188,6 @@ static size_t write_dealt(const pmt_trace *t)
         }
         c->ch = calloc(MAXCHUNK, sizeof *c->ch);
         c->nch = c->buf && c->ch ? frame(c->buf, c->len, c->ch, MAXCHUNK) : 0;
-        c->next = 0;
     }
     for (int more = 1; more;) {
         more = 0;

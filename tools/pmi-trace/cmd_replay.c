@@ -134,9 +134,11 @@ static void judge(rconn *c)
 static bool judging;
 static void judge_early(rconn *c)
 {
+    if (!judging || c->judged)
+        return;
     size_t got = 0, n = pmt_runner_failures(c->r, &got);
     const pmt_divergence *d = pmt_runner_divergence(c->r);
-    if (judging && n && !c->judged && (got == n || (d && d->failure))) {
+    if (n && (got == n || (d && d->failure))) {
         judge(c);
         fflush(stdout);
     }
