@@ -12,7 +12,7 @@
 # mutator can reach 1.5x of them on that harness: what is left to tell the
 # two apart is depth (executions to a crash), not edges.
 #
-# For the libpmiclient harnesses (pmiclient, pmiclient_v1) it then builds the
+# For the libpmiclient harnesses (pmiclient, pmiclient_v1, pmiclient_all) it then builds the
 # harness once more with clang's source coverage (-fprofile-instr-generate:
 # the library, the codec and the harness, no sanitizer), replays the three
 # corpora through it and prints, file by file, the code regions each reached:
@@ -42,9 +42,12 @@ awk -v m="$m" -v p="$p" -v u="$u" 'BEGIN {
     printf "ratio %.2fx; plain reached %.0f%% of the union; 1.5x of plain is %d edges (%s the union)\n",
         m / p, 100 * p / u, 1.5 * p, (1.5 * p > u) ? "above" : "within" }'
 
-case $h in pmiclient | pmiclient_v1) ;; *) exit 0 ;; esac
+case $h in pmiclient | pmiclient_v1 | pmiclient_all) ;; *) exit 0 ;; esac
 src=$(cd "$(dirname "$0")/../.." && pwd)
 ragel=$build/fuzz/ragel
+hsrc=("$src/fuzz/kit/kit_$h.c")
+[ "$h" = pmiclient_all ] &&  # the two harnesses' calls, without their entry points
+    hsrc+=(-DPMICLIENT_CALLS_ONLY "$src/fuzz/kit/kit_pmiclient.c" "$src/fuzz/kit/kit_pmiclient_v1.c")
 [ -f "$ragel/v1_body.c" ] || { echo "no generated $ragel/v1_body.c: source coverage skipped" >&2; exit 0; }
 command -v llvm-profdata >/dev/null && command -v llvm-cov >/dev/null ||
     { echo "no llvm-profdata/llvm-cov: source coverage skipped" >&2; exit 0; }
@@ -52,7 +55,7 @@ clang -D_POSIX_C_SOURCE=200809L -I"$src/codec/include" -I"$src/codec/src" -I"$sr
     -I"$src/client/src" -I"$src/pmifuzz/include" -O1 -g -std=c11 -w -pthread \
     -fprofile-instr-generate -fcoverage-mapping -fsanitize=fuzzer \
     "$src"/client/src/*.c "$src"/codec/src/*.c "$ragel/v1_body.c" "$ragel/v2_body.c" \
-    "$src/fuzz/kit/kit_$h.c" -L"$build/pmifuzz" -lpmifuzz-plain -Wl,-rpath,"$build/pmifuzz" \
+    "${hsrc[@]}" -L"$build/pmifuzz" -lpmifuzz-plain -Wl,-rpath,"$build/pmifuzz" \
     -lssl -lcrypto -o "$w/cov"
 prof() { # corpus dirs -> $w/$1.profdata
     local tag=$1

@@ -12,8 +12,11 @@
 # with seeds 1..REPEATS; the table gives the median.
 #   edges      libFuzzer's cov: at the end (instrumented code only: the
 #              mutator is not instrumented, so its own work is not counted)
-#   to crash   executions (and seconds) until the first crash; "-" when none
-#              within the time.  The planted server runs once per bug
+#   to crash   executions (and seconds) until the first finding (a crash, or
+#              an oom-, timeout- or leak- artifact: its kind ends the run's
+#              entry in the runs column); "-" when none within the time.
+#              A run that stopped on a finding also stopped gathering
+#              edges: its edges say little.  The planted server runs once per bug
 #              (PLANTED=pairs, PLANTED=abort); Slurm's libpmi2 and the
 #              newcomer4 parser and client (tests/peers) have their own.
 # CASES="mockserver: pmiclient:" runs only those (pilots; a bench run runs all).
@@ -44,17 +47,21 @@ run() {
     local edges execs
     edges=$(grep -oE 'cov: [0-9]+' "$d/log" | tail -1 | grep -oE '[0-9]+' || echo 0)
     execs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$d/log" | grep -oE '[0-9]+$' || echo 0)
-    if [ "$rc" -ge 128 ] && ! ls "$d/art"/crash-* >/dev/null 2>&1; then
+    # a finding is any artifact libFuzzer stops on: a crash, and also an
+    # allocation past -rss_limit_mb (oom-), an input over -timeout, a leak
+    local art
+    art=$(ls "$d/art" 2>/dev/null | grep -E '^(crash|oom|timeout|leak)-' | head -1 || true)
+    if [ "$rc" -ge 128 ] && [ -z "$art" ]; then
         # killed by a signal with no crash file: an uninstrumented library
         # (Slurm's) wrote through a wild pointer and took the sanitizer's
         # report down with it.  A crash all the same; its execution count is
         # the last libFuzzer printed (a lower bound).
         execs=$(grep -oE '^#[0-9]+' "$d/log" | tail -1 | tr -d '#')
-        echo "${edges:-0} ${execs:-0} ${execs:-0} $el"
+        echo "${edges:-0} ${execs:-0} ${execs:-0} $el signal"
         return
     fi
-    if ls "$d/art"/crash-* >/dev/null 2>&1; then
-        echo "$edges $execs $execs $el"
+    if [ -n "$art" ]; then
+        echo "$edges $execs $execs $el ${art%%-*}"
     else
         echo "$edges $execs - -"
     fi

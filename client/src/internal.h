@@ -175,10 +175,12 @@ int pmic_map_del(pmic_map *m, const char *k); /* 0 removed, 1 absent */
 
 /* ---------------------------------------------------------------- mapping.c */
 
-/* Ranks on the node of `rank` according to a PMI_process_mapping value
- * (JOBATTR-6, JOBATTR-7).  Returns the count (<= size) written to ranks
- * (which holds `size` entries), or -1 when the value does not parse. */
-int pmic_mapping_local_ranks(const char *mapping, int size, int rank, int *ranks);
+/* Ranks on the node of `rank` in a job of `size` according to a
+ * PMI_process_mapping value (JOBATTR-6, JOBATTR-7, JOBATTR-11).  Returns
+ * how many there are (<= size) and writes the first `max` of them,
+ * ascending, to ranks (NULL when max is 0); -1 when the value does not
+ * parse.  Time and memory follow max and the value, not size. */
+int pmic_mapping_local_ranks(const char *mapping, int size, int rank, int *ranks, int max);
 /* Parse "1,2,3" into array; returns the number of integers in the text
  * (may exceed arraylen; only arraylen are stored), -1 when malformed. */
 int pmic_parse_int_list(const char *s, int *array, int arraylen);

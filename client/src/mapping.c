@@ -28,7 +28,7 @@ typedef struct block {
     long node, nnodes, ppn;
 } block;
 
-int pmic_mapping_local_ranks(const char *mapping, int size, int rank, int *ranks)
+int pmic_mapping_local_ranks(const char *mapping, int size, int rank, int *ranks, int max)
 {
     const char *p = mapping;
     if (!p || strncmp(p, "(vector", 7) != 0 || size <= 0 || rank < 0 || rank >= size)
@@ -58,23 +58,49 @@ int pmic_mapping_local_ranks(const char *mapping, int size, int rank, int *ranks
     if (*p != ')' || p[1] || nb == 0)
         return -1;
 
-    /* Place every rank; the blocks repeat until all ranks have a node. */
-    int *node_of = malloc((size_t)size * sizeof *node_of);
-    if (!node_of)
-        return -1;
-    int r = 0;
-    while (r < size) {
-        for (size_t i = 0; i < nb && r < size; i++)
-            for (long n = 0; n < blocks[i].nnodes && r < size; n++)
-                for (long k = 0; k < blocks[i].ppn && r < size; k++)
-                    node_of[r++] = (int)(blocks[i].node + n);
+    /* The blocks, applied again from the first until every rank has a node
+     * (JOBATTR-11), repeat with a period of `cycle` ranks; block i starts at
+     * off[i] within it.  Worked out by arithmetic, not with a table of `size`
+     * entries: the size is the server's word and may be anything an int
+     * holds.  Blocks that start at or past size are never reached. */
+    long long off[256], cycle = 0;
+    size_t used = 0;
+    while (used < nb && cycle < size) {
+        long long len = (long long)blocks[used].nnodes * blocks[used].ppn; /* < 2^62 */
+        off[used] = cycle;
+        cycle += len; /* < 2^62 + INT_MAX: no overflow */
+        used++;
     }
-    int count = 0;
-    for (int i = 0; i < size; i++)
-        if (node_of[i] == node_of[rank])
-            ranks[count++] = i;
-    free(node_of);
-    return count;
+    /* the node of rank */
+    long long at = rank % cycle, node = 0;
+    for (size_t i = 0; i < used; i++)
+        if (at < off[i] + (long long)blocks[i].nnodes * blocks[i].ppn) {
+            node = blocks[i].node + (at - off[i]) / blocks[i].ppn;
+            break;
+        }
+    /* Its ranks: in each block, at most one of its nodes is that node, a
+     * run of ppn ranks from seg[j] in every period. */
+    long long seg[256], segn[256];
+    size_t ns = 0;
+    for (size_t i = 0; i < used; i++) {
+        long long n = node - blocks[i].node;
+        if (n >= 0 && n < blocks[i].nnodes) {
+            seg[ns] = off[i] + n * blocks[i].ppn;
+            segn[ns++] = blocks[i].ppn;
+        }
+    }
+    long long full = size / cycle, rest = size % cycle, count = 0;
+    for (size_t j = 0; j < ns; j++) {
+        long long tail = rest - seg[j];
+        count += full * segn[j] + (tail <= 0 ? 0 : tail < segn[j] ? tail : segn[j]);
+    }
+    /* the first max of them, ascending */
+    int got = 0;
+    for (long long base = 0; base < size && got < max; base += cycle)
+        for (size_t j = 0; j < ns && got < max; j++)
+            for (long long k = 0; k < segn[j] && got < max && base + seg[j] + k < size; k++)
+                ranks[got++] = (int)(base + seg[j] + k);
+    return (int)count;
 }
 
 int pmic_parse_int_list(const char *s, int *array, int arraylen)

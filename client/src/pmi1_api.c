@@ -272,13 +272,11 @@ PMIC_EXPORT int PMI_Barrier(void)
 
 /* ---------------------------------------------------------------- clique */
 
-/* Ranks on this node, from PMI_process_mapping; just this process when the
- * server has no mapping. */
-static int clique(int **ranks)
+/* How many ranks are on this node, from PMI_process_mapping, and the first
+ * max of them in ranks; just this process when the server has no mapping.
+ * Nothing here is sized by the job's size: a server may announce any. */
+static int clique(int *ranks, int max)
 {
-    int *out = malloc((size_t)pmic_S.size * sizeof *out);
-    if (!out)
-        return -1;
     int n = -1;
     if (!pmic_S.singleton) {
         /* the server's vallen_max, but no more than a value the decoder
@@ -287,14 +285,14 @@ static int clique(int **ranks)
         int len = pmic_S.vallen_max < PMIC_MAX_VAL ? pmic_S.vallen_max : PMIC_MAX_VAL;
         char *map = malloc((size_t)len + 1);
         if (map && kvs_get(pmic_S.jobid, "PMI_process_mapping", map, len + 1) == PMI_SUCCESS)
-            n = pmic_mapping_local_ranks(map, pmic_S.size, pmic_S.rank, out);
+            n = pmic_mapping_local_ranks(map, pmic_S.size, pmic_S.rank, ranks, max);
         free(map);
     }
     if (n < 1) {
-        out[0] = pmic_S.rank;
+        if (max > 0)
+            ranks[0] = pmic_S.rank;
         n = 1;
     }
-    *ranks = out;
     return n;
 }
 
@@ -304,12 +302,7 @@ PMIC_EXPORT int PMI_Get_clique_size(int *size)
         return PMI_ERR_INIT;
     if (!size)
         return PMI_ERR_INVALID_ARG;
-    int *r;
-    int n = clique(&r);
-    if (n < 0)
-        return PMI_ERR_NOMEM;
-    free(r);
-    *size = n;
+    *size = clique(NULL, 0);
     return PMI_SUCCESS;
 }
 
@@ -319,14 +312,7 @@ PMIC_EXPORT int PMI_Get_clique_ranks(int ranks[], int length)
         return PMI_ERR_INIT;
     if (!ranks || length <= 0)
         return PMI_ERR_INVALID_ARG;
-    int *r;
-    int n = clique(&r);
-    if (n < 0)
-        return PMI_ERR_NOMEM;
-    int rc = n > length ? PMI_ERR_INVALID_LENGTH : PMI_SUCCESS;
-    memcpy(ranks, r, (size_t)(n < length ? n : length) * sizeof *ranks);
-    free(r);
-    return rc;
+    return clique(ranks, length) > length ? PMI_ERR_INVALID_LENGTH : PMI_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- name service */
