@@ -74,7 +74,7 @@ median_crash() { sed 's/^-$/999999999999/' | median | sed 's/^999999999999$/-/';
 printf '| harness | mutator | edges (median) | execs | execs to crash (median) | found in | runs |\n'
 printf '|---|---|---:|---:|---:|---:|---|\n'
 ratios=
-cases=${CASES:-"planted:pairs planted:abort mockserver: mockserver_conns: pmiclient: pmiclient_v1: newcomer: newcomer2: newcomer4_parser: newcomer4_client: newcomer5_client: newcomer7_server: conns: slurm_pmi2:"}
+cases=${CASES:-"planted:pairs planted:abort mockserver: mockserver_conns: pmiclient_all: pmiclient: pmiclient_v1: newcomer: newcomer2: newcomer4_parser: newcomer4_client: newcomer5_client: newcomer7_server: conns: slurm_pmi2:"}
 for c in $cases; do
     name=${c%%:*} bug=${c#*:}
     [ -x "$fz/kit-$name" ] || continue
