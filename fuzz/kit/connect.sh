@@ -61,6 +61,21 @@ else
     tail -4 "$work/crash-req.log" >&2
 fi
 
+# saving a timeout input's requests: the library is ended after 10 s and
+# the hang said to have reproduced, exit status 1
+printf 'cmd=hang rc=0\n' >"$work/hang.in"
+rm -f "$work/art"/*
+KIT_CONNECT_HANG=1 PMIFUZZ_REQUESTS_OUT="$work/hang.req" "$fz" -artifact_prefix="$work/art/" \
+    "$work/hang.in" >"$work/hang-req.log" 2>&1
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q '^pmifuzz: the library did not return within 10 s' "$work/hang-req.log" &&
+    [ -s "$work/hang.req" ] && ! ls "$work/art"/crash-* >/dev/null 2>&1; then
+    echo "ok: a timeout input's requests saved, the hang reported as reproduced"
+else
+    bad "PMIFUZZ_REQUESTS_OUT on a hang: exit status $rc"
+    tail -4 "$work/hang-req.log" >&2
+fi
+
 # fuzzing over PMI_PORT: no run is lost to the port (a connection per run)
 PMIFUZZ_CONNECT=port "$fz" -runs=3000 -seed=1 -artifact_prefix="$work/art/" "$work/many" >"$work/many.log" 2>&1
 if grep -q 'Done 3000 runs' "$work/many.log"; then

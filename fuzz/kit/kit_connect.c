@@ -5,6 +5,8 @@
  * first byte after "cmd=" says:
  *   c... (an answer beginning "cmd=c")  a write through NULL: a finding,
  *                                       with KIT_CONNECT_CRASH=1 only
+ *   h... (an answer beginning "cmd=h")  waits for ever: a hang, with
+ *                                       KIT_CONNECT_HANG=1 only
  *   anything else                       returns
  * With KIT_CONNECT_AGAIN=1 it connects a second time after the answer and
  * expects end of file there at once (a write through NULL otherwise).
@@ -59,6 +61,9 @@ static void api(void)
     char ans[8] = "";
     if (n && read(fd, ans, sizeof ans - 1) > 4 && ans[4] == 'c' && getenv("KIT_CONNECT_CRASH"))
         *nowhere = 1;
+    if (n > 0 && ans[4] == 'h' && getenv("KIT_CONNECT_HANG"))
+        for (;;)
+            pause();
     if (!fdv)
         close(fd);
     /* KIT_CONNECT_AGAIN=1: connect once more, as a library that retries

@@ -209,6 +209,14 @@ static void run_forked(pmifuzz_api_fn api, void (*collect)(void), const char *pa
         pf_child_cov_take(); /* what the child's run reached counts */
     if (pid > 0 && WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
+        if (sig == SIGALRM && path) {
+            /* saving the requests of a timeout input: the hang reproduced */
+            fprintf(stderr,
+                    "pmifuzz: the library did not return within 10 s: the hang reproduced; its "
+                    "requests are in %s (exit status 1)\n",
+                    path);
+            _exit(1);
+        }
         if (sig == SIGABRT || sig == SIGALRM || sig == SIGKILL || sig == SIGTERM)
             return;
         if (sig == SIGUSR2) /* died_of_report: the sanitizer's report is above */
