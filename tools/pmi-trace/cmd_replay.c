@@ -299,12 +299,13 @@ static int run_all(rconn *c, size_t n, bool verbose)
             bad++;
             pmt_divergence_print(stdout, d, 120);
         } else {
-            size_t m = pmt_runner_matched(c[k].r);
-            /* nothing matched and nothing diverged: the trace has no message
-             * of the server's for this connection (a requests-only crash
-             * reproducer), so the replay checked nothing; say so */
-            printf("replay: %s: %zu messages matched, %zu sent%s\n", c[k].label, m, c[k].sent,
-                   m ? "" : " (the trace holds no answer for this connection: nothing was checked)");
+            /* a requests-only trace (a server crash reproducer) checks
+             * nothing: say so rather than let "0 matched" pass for a result */
+            printf("replay: %s: %zu messages matched, %zu sent%s\n", c[k].label,
+                   pmt_runner_matched(c[k].r), c[k].sent,
+                   pmt_runner_checks(c[k].r)
+                       ? ""
+                       : " (the trace holds no answer for this connection: nothing was checked)");
         }
     }
     fflush(stdout);

@@ -205,6 +205,14 @@ static bool is_expect(stkind k)
     return k >= ST_EXPECT;
 }
 
+size_t pmt_runner_checks(const pmt_runner *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++)
+        n += is_expect(r->st[i].kind);
+    return n;
+}
+
 static void expected_text(const pmt_runner *r, const step *s, char *buf, size_t n)
 {
     (void)r;

@@ -220,6 +220,33 @@ START_TEST(runner_scenario)
 }
 END_TEST
 
+/* What replay says of a trace with nothing of the other side: checks
+ * count every step that looks at the peer, its end included. */
+START_TEST(runner_checks)
+{
+    const char *only_sends = "# pmi-trace v1\n"
+                             "0.000000 r0 C>S \"cmd=get_appnum\\n\"\n"
+                             "0.000100 r0 eof C\n";
+    const char *server_closes = "# pmi-trace v2\n"
+                                "0.000000 r0 C>S \"cmd=get_appnum\\n\"\n"
+                                "0.000100 r0 eof S failure\n";
+    const char *answered = "# pmi-trace v1\n"
+                           "0.000000 r0 C>S \"cmd=get_appnum\\n\"\n"
+                           "0.000000 r0 S>C \"cmd=appnum appnum=0\\n\"\n";
+    const char *docs[] = { only_sends, server_closes, answered };
+    const size_t want[] = { 0, 1, 1 };
+    for (size_t i = 0; i < 3; i++) {
+        pmt_trace t;
+        pmt_vars *v = pmt_vars_new();
+        pmt_runner *r = runner(docs[i], PMT_CLIENT, v, &t);
+        ck_assert_uint_eq(pmt_runner_checks(r), want[i]);
+        pmt_runner_free(r);
+        pmt_trace_free(&t);
+        pmt_vars_free(v);
+    }
+}
+END_TEST
+
 START_TEST(runner_divergence)
 {
     const char *doc = "# pmi-trace v1\n"
@@ -383,6 +410,7 @@ int main(void)
     tcase_add_test(tc, recorded_tolerance);
     tcase_add_test(tc, runner_scenario);
     tcase_add_test(tc, runner_divergence);
+    tcase_add_test(tc, runner_checks);
     tcase_add_test(tc, v2_roundtrip);
     tcase_add_test(tc, failure_marks_and_pause);
     suite_add_tcase(s, tc);

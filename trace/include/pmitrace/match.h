@@ -203,6 +203,9 @@ void pmt_runner_timeout(pmt_runner *r);
 const pmt_divergence *pmt_runner_divergence(const pmt_runner *r); /* NULL when none */
 size_t pmt_runner_matched(const pmt_runner *r); /* messages compared equal so far */
 size_t pmt_runner_steps(const pmt_runner *r);
+/* Steps that check the peer (a message, bytes, its end, its silence): 0
+ * when the trace holds nothing of the other side for this connection. */
+size_t pmt_runner_checks(const pmt_runner *r);
 /* Failure marks (PMT_F_FAILURE) among the expected events, and how many of
  * them arrived as recorded. */
 size_t pmt_runner_failures(const pmt_runner *r, size_t *matched);
